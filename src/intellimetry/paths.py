@@ -1,0 +1,23 @@
+"""Where things live. Every path the library uses is derived here, never from the working directory."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+# src/intellimetry/paths.py -> repository root (editable install keeps the source in the clone).
+REPO_ROOT = Path(os.environ.get("INTELLIMETRY_ROOT", PACKAGE_DIR.parents[1])).resolve()
+
+NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
+DATA_DIR = REPO_ROOT / "data"
+REFERENCE_DIR = DATA_DIR / "reference"
+FIGURES_DIR = REPO_ROOT / "figures"
+BOOK_DIR = REPO_ROOT / "book"
+
+
+def reference_file(name: str) -> Path:
+    """A reference-data file shipped in data/reference (paper values with provenance)."""
+    path = REFERENCE_DIR / name
+    if not path.exists():
+        raise FileNotFoundError(f"reference data {name!r} not found in {REFERENCE_DIR}")
+    return path

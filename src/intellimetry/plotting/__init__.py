@@ -1,0 +1,7 @@
+"""One plotting style for the whole book, and save_figure: SVG + PNG + a JSON sidecar per figure."""
+from intellimetry.plotting.style import COLORS, apply_style
+from intellimetry.plotting.save import save_figure
+
+apply_style()
+
+__all__ = ["COLORS", "apply_style", "save_figure"]

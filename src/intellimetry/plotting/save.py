@@ -1,0 +1,50 @@
+"""save_figure: the one way a notebook publishes a figure and the numbers its page quotes."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import intellimetry
+from intellimetry import paths
+from intellimetry.atomic import atomic_path, write_json
+from intellimetry.provenance import INTERACTIVE, git_commit, run_context
+
+FORMATS = ("svg", "png")
+
+
+def save_figure(fig, fig_id: str, values: dict | None = None, formats: tuple[str, ...] = FORMATS) -> Path:
+    """Write <fig_id>.svg/.png and the JSON sidecar (id, profile, parameters, hash, commit, values).
+
+    Under the runner the files go to its staging folder and are published after a clean run; in an
+    interactive session they go to figures/interactive/<paper>/. Returns the sidecar path.
+    """
+    context = run_context()
+    if context["figure_id"] not in (None, fig_id):
+        raise ValueError(f"this notebook runs as {context['figure_id']!r} but saves {fig_id!r}: "
+                         "one notebook, one figure id")
+    out_dir = Path(context["output_dir"] or paths.FIGURES_DIR / INTERACTIVE / fig_id.split("-")[0])
+    for fmt in formats:
+        with atomic_path(out_dir / f"{fig_id}.{fmt}") as tmp:
+            fig.savefig(tmp, format=fmt, metadata=_file_metadata(fmt))
+    sidecar = {
+        "figure_id": fig_id,
+        "profile": context["profile"],
+        "parameters": context["parameters"],
+        "commit": context["commit"] or git_commit(),
+        "library_version": intellimetry.__version__,
+        "saved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "files": [f"{fig_id}.{fmt}" for fmt in formats],
+        "values": values or {},
+    }
+    path = out_dir / f"{fig_id}.json"
+    write_json(path, sidecar)
+    return path
+
+
+def _file_metadata(fmt: str) -> dict:
+    """No creation dates in the files, so re-running unchanged code gives byte-identical figures."""
+    if fmt == "svg":
+        return {"Date": None}
+    if fmt == "pdf":
+        return {"CreationDate": None}
+    return {}

@@ -1,0 +1,152 @@
+"""Sphinx roles that put numbers from the runs (and the paper's reference values) into the book's prose.
+
+    {result}`survival-fig01-levels:limited.alpha_fit%.2f`   our value, from the figure's JSON sidecar
+    {paper}`survival/levels.yaml:levels.limited.condition`  the paper's value, from data/reference/
+    {build}`profile`                                        the profile / commit the book was built from
+    ```{provenance} survival-fig01-levels```                profile, parameters, commit, run time
+    ```{build-table}```                                     that line for every figure in the book
+
+A missing figure, key or file is a Sphinx warning, so `jupyter-book build -W` fails instead of
+printing a blank.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+from docutils import nodes
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+from intellimetry import paths
+
+logger = logging.getLogger(__name__)
+GENERATED = "generated"
+
+
+class LookupFailed(KeyError):
+    pass
+
+
+@lru_cache(maxsize=None)
+def _load(path: str, mtime: float):
+    text = Path(path).read_text(encoding="utf-8")
+    return json.loads(text) if path.endswith(".json") else yaml.safe_load(text)
+
+
+def load_file(path: Path, env=None):
+    """Read a JSON/YAML file; with `env`, the current page is rebuilt whenever the file changes."""
+    if env is not None:
+        env.note_dependency(str(path))
+    if not path.exists():
+        raise LookupFailed(f"{path} does not exist (was the figure built? run `make book`)")
+    return _load(str(path), path.stat().st_mtime)
+
+
+def dig(data, dotted: str):
+    """data['a']['b'] for 'a.b'; list items by index."""
+    for key in dotted.split("."):
+        try:
+            data = data[int(key)] if isinstance(data, list) else data[key]
+        except (KeyError, IndexError, ValueError, TypeError):
+            raise LookupFailed(f"no key {dotted!r} (stopped at {key!r})") from None
+    return data
+
+
+def format_value(value, spec: str = "") -> str:
+    if spec:
+        return format(value, spec)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    if isinstance(value, dict | list):
+        return json.dumps(value)
+    return str(value)
+
+
+def split_reference(text: str) -> tuple[str, str, str]:
+    """'source:key.path%fmt' -> (source, key.path, fmt); `%` because `|` would split a table cell."""
+    body, _, spec = text.partition("%")
+    source, sep, key = body.partition(":")
+    if not sep or not key:
+        raise LookupFailed(f"{text!r} should look like source:key.path%format")
+    return source.strip(), key.strip(), spec.strip()
+
+
+def sidecar_path(srcdir: Path, fig_id: str) -> Path:
+    return srcdir / GENERATED / fig_id.split("-")[0] / f"{fig_id}.json"
+
+
+def _role(lookup):
+    def role(name, rawtext, text, lineno, inliner, options=None, content=None):
+        env = inliner.document.settings.env
+        try:
+            value = lookup(env, text)
+        except (LookupFailed, ValueError, TypeError) as err:
+            logger.warning(f"{{{name}}}`{text}`: {err}", location=(env.docname, lineno))
+            return [nodes.problematic(rawtext, rawtext)], []
+        return [nodes.inline(rawtext, value, classes=[f"intellimetry-{name}"])], []
+    return role
+
+
+def lookup_result(env, text: str) -> str:
+    fig_id, key, spec = split_reference(text)
+    return format_value(dig(load_file(sidecar_path(Path(env.srcdir), fig_id), env)["values"], key), spec)
+
+
+def lookup_paper(env, text: str) -> str:
+    name, key, spec = split_reference(text)
+    return format_value(dig(load_file(paths.REFERENCE_DIR / name, env), key), spec)
+
+
+def lookup_build(env, text: str) -> str:
+    return format_value(dig(load_file(Path(env.srcdir) / GENERATED / "build.json", env), text.strip()))
+
+
+class ProvenanceDirective(SphinxDirective):
+    """One line under a figure: which profile, parameters and commit produced it, and how long it took."""
+    required_arguments = 1
+
+    def run(self):
+        fig_id = self.arguments[0]
+        try:
+            sidecar = load_file(sidecar_path(Path(self.env.srcdir), fig_id), self.env)
+        except LookupFailed as err:
+            logger.warning(f"provenance {fig_id}: {err}", location=self.get_location())
+            return []
+        params = ", ".join(f"{k} = {v}" for k, v in (sidecar.get("parameters") or {}).items())
+        text = (f"Produced by notebooks/{fig_id.split('-')[0]}/{fig_id}.md on the "
+                f"{sidecar['profile']} profile at commit {sidecar['commit']} in "
+                f"{sidecar.get('wall_time_s', '?')} s; parameters: {params or 'none'}.")
+        return [nodes.paragraph(text, text, classes=["intellimetry-provenance"])]
+
+
+class BuildTableDirective(SphinxDirective):
+    """A bullet list of every figure in this copy of the book: profile, parameters, run time."""
+
+    def run(self):
+        try:
+            build = load_file(Path(self.env.srcdir) / GENERATED / "build.json", self.env)
+        except LookupFailed as err:
+            logger.warning(f"build-table: {err}", location=self.get_location())
+            return []
+        items = nodes.bullet_list()
+        for fig_id, info in build["figures"].items():
+            params = ", ".join(f"{k} = {v}" for k, v in (info["parameters"] or {}).items())
+            state = "" if info["up_to_date"] else " (older than the current code)"
+            text = (f"{fig_id}: profile {info['profile']}{state}, commit {info['commit']}, "
+                    f"{info['wall_time_s']} s; {params or 'no parameters'}")
+            items += nodes.list_item("", nodes.paragraph(text, text))
+        return [items]
+
+
+def setup(app):
+    app.add_role("result", _role(lookup_result))
+    app.add_role("paper", _role(lookup_paper))
+    app.add_role("build", _role(lookup_build))
+    app.add_directive("provenance", ProvenanceDirective)
+    app.add_directive("build-table", BuildTableDirective)
+    return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
