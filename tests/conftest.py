@@ -1,0 +1,108 @@
+"""Shared fixtures: a miniature project for runner tests, and one smoke run of every real figure."""
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from intellimetry import paths
+from intellimetry.runner import Project, run
+
+NOTEBOOK = """\
+---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# {fig_id}
+
+```{{code-cell}} ipython3
+:tags: [parameters]
+
+n = 3
+fail = False
+```
+
+```{{code-cell}} ipython3
+import matplotlib.pyplot as plt
+from intellimetry.plotting import save_figure
+
+if fail:
+    raise RuntimeError("asked to fail")
+fig, ax = plt.subplots()
+ax.plot(range(n))
+save_figure(fig, "{fig_id}", values={{"n": n, "total": sum(range(n))}})
+```
+"""
+
+SPEC = """\
+title: a tiny test figure
+timeout: 60
+parameters:
+  n: {type: int, min: 1, max: 100}
+  fail: {type: bool}
+profiles:
+  quick: {n: 3, fail: false}
+  full: {n: 50}
+"""
+
+
+def write_figure(root: Path, fig_id: str) -> None:
+    paper = fig_id.split("-")[0]
+    folder = root / "notebooks" / paper
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{fig_id}.md").write_text(NOTEBOOK.format(fig_id=fig_id))
+    (folder / f"{fig_id}.yaml").write_text(SPEC)
+
+
+@pytest.fixture
+def mini_project(tmp_path) -> Project:
+    """A throw-away repository: two figures (survival, soc) and a little library source to hash."""
+    root = tmp_path / "repo"
+    lib = root / "src" / "intellimetry"
+    for relative, text in {
+        "__init__.py": "", "paths.py": "X = 1\n", "stats/__init__.py": "def fit(): return 1\n",
+        "plotting/__init__.py": "", "survival/__init__.py": "def levels(): return 3\n",
+        "soc/__init__.py": "def sandpile(): return 4\n", "runner.py": "# tooling\n",
+    }.items():
+        (lib / relative).parent.mkdir(parents=True, exist_ok=True)
+        (lib / relative).write_text(text)
+    (root / "requirements.txt").write_text("numpy==1\n")
+    write_figure(root, "survival-fig01-tiny")
+    write_figure(root, "soc-fig02-tiny")
+    return Project.at(root)
+
+
+SMOKE_PROFILE = "smoke"
+
+
+@pytest.fixture(scope="session")
+def smoke_figures(tmp_path_factory) -> Project:
+    """Every real notebook executed once on its smoke profile (quick where it has none)."""
+    project = Project.at(paths.REPO_ROOT, tmp_path_factory.mktemp("figures"))
+    run(project, [], profile=SMOKE_PROFILE)
+    return project
+
+
+@pytest.fixture(scope="session")
+def built_book(smoke_figures, tmp_path_factory) -> Path:
+    """The real book sources, assembled from the smoke run and rendered in a temporary folder."""
+    from intellimetry.book import assemble, render
+
+    book = tmp_path_factory.mktemp("book") / "book"
+    shutil.copytree(paths.BOOK_DIR, book, ignore=shutil.ignore_patterns("_build", "generated"))
+    assemble(smoke_figures, book, SMOKE_PROFILE)
+    render(book)
+    return book / "_build" / "html"
+
+
+def dedent(text: str) -> str:
+    return textwrap.dedent(text).lstrip()

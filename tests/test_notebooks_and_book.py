@@ -1,0 +1,49 @@
+"""Every notebook executes (smoke profile), the book renders with warnings as errors, and a real
+browser finds no missing image, broken internal link or traceback."""
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from intellimetry import paths
+from intellimetry.bookcheck import check_book, find_chromium
+from intellimetry.registry import discover
+
+FIGURES = discover(paths.NOTEBOOKS_DIR)
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.parametrize("fig_id", FIGURES)
+def test_notebook_executes_and_publishes_its_figure(smoke_figures, fig_id):
+    figure = FIGURES[fig_id]
+    folder = smoke_figures.output_dir("smoke", figure.paper)
+    sidecar = json.loads((folder / f"{fig_id}.json").read_text())
+    assert sidecar["figure_id"] == fig_id and sidecar["values"]
+    for name in sidecar["files"]:
+        assert (folder / name).stat().st_size > 1000
+    assert (folder / sidecar["executed_notebook"]).exists()
+
+
+def test_book_builds_with_warnings_as_errors(built_book):
+    page = (built_book / "survival" / "index.html").read_text()
+    assert "survival-fig01-levels.svg" in page
+    assert "problematic" not in page  # every {result} and {paper} role resolved
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(find_chromium() is None, reason="Chromium is not installed (apt-get install chromium)")
+def test_browser_finds_no_broken_images_links_or_tracebacks(built_book):
+    assert check_book(built_book) == []
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(find_chromium() is None, reason="Chromium is not installed (apt-get install chromium)")
+def test_browser_check_catches_a_missing_image(built_book, tmp_path):
+    broken = tmp_path / "html"
+    shutil.copytree(built_book, broken)
+    for image in (broken / "_images").glob("survival-fig01-levels*"):
+        image.unlink()
+    problems = check_book(broken)
+    assert any("image did not load" in p and "survival-fig01-levels" in p for p in problems)

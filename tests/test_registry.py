@@ -1,0 +1,100 @@
+"""The registry test of the architecture guide, over the real notebooks and book."""
+from __future__ import annotations
+
+import ast
+import re
+
+import jupytext
+import nbformat
+import papermill
+import pytest
+
+from intellimetry import paths
+from intellimetry.registry import ParameterError, ParamSpec, RegistryError, discover, load_figure
+
+FIGURES = discover(paths.NOTEBOOKS_DIR)
+BOOK_PAGES = sorted(p for p in paths.BOOK_DIR.rglob("*.md")
+                    if not {"_build", "generated", "_vendor"} & set(p.relative_to(paths.BOOK_DIR).parts))
+
+
+def parameters_cell(figure) -> str:
+    cells = [c for c in jupytext.read(figure.notebook).cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(cells) == 1, f"{figure.id}: needs exactly one cell tagged 'parameters'"
+    return cells[0].source
+
+
+def test_there_are_figures_and_every_notebook_has_a_yaml():
+    assert "survival-fig01-levels" in FIGURES
+    notebooks = {p.stem for p in paths.NOTEBOOKS_DIR.glob("*/*.md")}
+    assert notebooks == set(FIGURES)
+
+
+@pytest.mark.parametrize("fig_id", FIGURES)
+def test_yaml_keys_equal_what_papermill_finds(fig_id, tmp_path):
+    figure = FIGURES[fig_id]
+    converted = tmp_path / f"{fig_id}.ipynb"
+    nbformat.write(jupytext.read(figure.notebook), converted)
+    found = papermill.inspect_notebook(str(converted))
+    assert set(found) == set(figure.params)
+
+
+@pytest.mark.parametrize("fig_id", FIGURES)
+def test_parameters_cell_holds_literals_equal_to_the_quick_profile(fig_id):
+    figure = FIGURES[fig_id]
+    defaults = {}
+    for statement in ast.parse(parameters_cell(figure)).body:
+        assert isinstance(statement, ast.Assign) and len(statement.targets) == 1, \
+            f"{fig_id}: the parameters cell may only assign literals"
+        defaults[statement.targets[0].id] = ast.literal_eval(statement.value)  # raises if not a literal
+    assert defaults == figure.profiles["quick"]
+
+
+@pytest.mark.parametrize("fig_id", FIGURES)
+def test_every_figure_appears_exactly_once_in_the_book(fig_id):
+    labels = [page for page in BOOK_PAGES
+              for _ in re.finditer(rf"^:name: {re.escape(fig_id)}\s*$", page.read_text(), re.M)]
+    assert len(labels) == 1, f"{fig_id} is labelled {len(labels)} times in the book: {labels}"
+
+
+@pytest.mark.parametrize("fig_id", FIGURES)
+def test_full_profile_is_valid(fig_id):
+    assert FIGURES[fig_id].resolve("full")
+
+
+def test_param_spec_parsing_and_errors():
+    spec = ParamSpec("alpha", "float", min=1.0, max=2.0)
+    assert spec.parse("1.25") == 1.25
+    with pytest.raises(ParameterError, match="'alpha': 'abc' is not allowed; expected a value of type float"):
+        spec.parse("abc")
+    with pytest.raises(ParameterError, match="<= 2.0"):
+        spec.parse("2.5")
+    with pytest.raises(ParameterError):
+        spec.parse("nan")
+    dims = ParamSpec("dims", "list[int]", min=1)
+    assert dims.parse("1,2,3") == [1, 2, 3]
+    with pytest.raises(ParameterError, match="every item >= 1"):
+        dims.parse("0,2")
+    choice = ParamSpec("estimator", "str", choices=("mle", "lsq"))
+    with pytest.raises(ParameterError, match="one of mle, lsq"):
+        choice.parse("median")
+    flag = ParamSpec("plot", "bool")
+    assert flag.parse("True") is True
+    with pytest.raises(ParameterError):
+        flag.check(1)
+
+
+def test_malformed_yaml_is_reported_with_its_path(tmp_path):
+    folder = tmp_path / "survival"
+    folder.mkdir()
+    (folder / "survival-fig09-bad.md").write_text("# x\n")
+    (folder / "survival-fig09-bad.yaml").write_text(
+        "parameters:\n  a: {type: int}\nprofiles:\n  quick: {a: 1}\n")
+    with pytest.raises(RegistryError, match="'quick' and 'full' are both required"):
+        load_figure(folder / "survival-fig09-bad.yaml")
+    (folder / "survival-fig09-bad.yaml").write_text(
+        "parameters:\n  a: {type: int, max: 3}\nprofiles:\n  quick: {a: 1}\n  full: {a: 9}\n")
+    with pytest.raises(RegistryError, match="profile 'full'.*'a'"):
+        load_figure(folder / "survival-fig09-bad.yaml")
+    (folder / "nope-fig01-x.yaml").write_text("")
+    with pytest.raises(RegistryError, match="figure id must be"):
+        load_figure(folder / "nope-fig01-x.yaml")

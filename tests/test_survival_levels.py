@@ -1,0 +1,43 @@
+"""Levels and the decay plot of the Intelligence Test."""
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from intellimetry.survival import classify_level, draw_level_regions, frequency_table, plot_decay
+
+
+@pytest.mark.parametrize("alpha, level", [
+    (1.2, "Limited"), (2.0, "Limited"), (2.0001, "Capable"), (3.0, "Capable"), (3.01, "Autonomous")])
+def test_levels_follow_the_papers_thresholds(alpha, level):
+    assert classify_level(alpha) == level
+
+
+def test_frequency_table_drops_zero_and_counts_each_k():
+    k, counts = frequency_table([0, 0, 1, 1, 1, 2, 5, 5])
+    assert k.tolist() == [1, 2, 5] and counts.tolist() == [3, 1, 2]
+
+
+def test_reference_lines_are_anchored_at_f1():
+    fig, ax = plt.subplots()
+    draw_level_regions(ax, f1=1000.0, k_max=100)
+    dashed = next(line for line in ax.lines if line.get_linestyle() == "--")
+    dashdot = next(line for line in ax.lines if line.get_linestyle() == "-.")
+    k = dashed.get_xdata()
+    assert np.allclose(dashed.get_ydata(), 1000.0 * k**-2.0)
+    assert np.allclose(dashdot.get_ydata(), 1000.0 * k**-3.0)
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    assert ax.get_xlabel() == "Number of Failures (log scale)"
+    plt.close(fig)
+
+
+def test_plot_decay_shows_points_up_to_k_max_and_needs_k1():
+    fig, ax = plt.subplots()
+    k, counts = plot_decay(ax, [1, 1, 2, 3, 50], k_max=10)
+    points = ax.lines[-1]
+    assert points.get_xdata().tolist() == [1, 2, 3] and points.get_ydata().tolist() == [2, 1, 1]
+    with pytest.raises(ValueError, match="anchored at f\\(1\\)"):
+        plot_decay(ax, [2, 3, 3], k_max=10)
+    plt.close(fig)
