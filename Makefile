@@ -1,5 +1,6 @@
 # intellimetry: `make` alone prints help. The first target you run creates .venv itself.
 PROFILE ?= quick
+JOBS ?= 1
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -18,7 +19,7 @@ help:
 	@echo "make paper                the full profile (paper scale, hours)"
 	@echo "make check-book           headless-Chromium check of the rendered book"
 	@echo "make clean                remove generated figures and the rendered book"
-	@echo "PROFILE=quick|full|custom selects the profile (default quick)"
+	@echo "PROFILE=quick|full|custom selects the profile (default quick); JOBS=2 runs two notebooks at once"
 
 $(INSTALLED): requirements.txt requirements-lock.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || \
@@ -39,14 +40,14 @@ $(MATHJAX):
 	cp -r .cache/npm/node_modules/mathjax/es5/. $(dir $@)
 
 figures: $(INSTALLED)
-	$(PY) -m intellimetry.runner run --profile $(PROFILE)
+	$(PY) -m intellimetry.runner run --profile $(PROFILE) --jobs $(JOBS)
 
 fig: $(INSTALLED)
 	@test -n "$(ID)" || { echo 'usage: make fig ID=<figure-id> [PARAMS="name=value ..."]'; exit 2; }
 	$(PY) -m intellimetry.runner run $(ID) $(PARAMS) --profile $(if $(filter custom,$(PROFILE)),quick,$(PROFILE))
 
 book: $(INSTALLED) $(MATHJAX)
-	$(if $(filter custom,$(PROFILE)),$(PY) -m intellimetry.runner run --profile quick,$(PY) -m intellimetry.runner run --profile $(PROFILE))
+	$(if $(filter custom,$(PROFILE)),$(PY) -m intellimetry.runner run --profile quick --jobs $(JOBS),$(PY) -m intellimetry.runner run --profile $(PROFILE) --jobs $(JOBS))
 	$(PY) -m intellimetry.book build --profile $(PROFILE)
 
 paper:

@@ -88,7 +88,7 @@ SMOKE_PROFILE = "smoke"
 def smoke_figures(tmp_path_factory) -> Project:
     """Every real notebook executed once on its smoke profile (quick where it has none)."""
     project = Project.at(paths.REPO_ROOT, tmp_path_factory.mktemp("figures"))
-    run(project, [], profile=SMOKE_PROFILE)
+    run(project, [], profile=SMOKE_PROFILE, jobs=2)
     return project
 
 

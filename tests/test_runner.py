@@ -188,3 +188,25 @@ def test_command_line_rejects_a_bad_value_naming_the_parameter(monkeypatch, caps
     assert "alpha_limited" in err and "'abc'" in err and "float" in err
     assert runner.main(["run", "--profile", "huge"]) == 2
     assert "unknown profile 'huge'" in capsys.readouterr().err
+
+
+def test_parallel_jobs_give_the_same_outputs_as_one_by_one(mini_project, tmp_path):
+    one_by_one = Project.at(mini_project.root, tmp_path / "sequential")
+    run(one_by_one, [], out=io.StringIO())
+    report = io.StringIO()
+    executed = run(mini_project, [], jobs=2, out=report)
+    assert len(executed) == 2 and "in 2 processes" in report.getvalue()
+    for fig_id in ("survival-fig01-tiny", "soc-fig02-tiny"):
+        a, b = outputs(mini_project, "quick", fig_id), outputs(one_by_one, "quick", fig_id)
+        assert a[f"{fig_id}.svg"] == b[f"{fig_id}.svg"]
+        assert json.loads(a[f"{fig_id}.json"])["values"] == json.loads(b[f"{fig_id}.json"])["values"]
+    assert stale_ids(mini_project) == {}
+
+
+def test_a_failure_in_a_parallel_run_stops_the_build(mini_project):
+    notebook = mini_project.root / "notebooks/soc/soc-fig02-tiny.md"
+    notebook.write_text(notebook.read_text().replace("fail = False", "fail = True"))
+    spec = mini_project.root / "notebooks/soc/soc-fig02-tiny.yaml"
+    spec.write_text(spec.read_text().replace("quick: {n: 3, fail: false}", "quick: {n: 3, fail: true}"))
+    with pytest.raises(RunError, match="soc-fig02-tiny failed"):
+        run(mini_project, [], jobs=2, out=io.StringIO())

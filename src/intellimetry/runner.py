@@ -13,12 +13,14 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import multiprocessing
 import os
 import re
 import shutil
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -218,8 +220,8 @@ def _publish(stage: Path, out_dir: Path, fig_id: str) -> None:
 
 
 def run(project: Project, ids: list[str], profile: str = "quick", overrides: dict | None = None,
-        dry_run: bool = False, force: bool = False, out=sys.stdout) -> list[Task]:
-    """Plan, report, and execute the stale figures in order; stop at the first failure."""
+        dry_run: bool = False, force: bool = False, jobs: int = 1, out=sys.stdout) -> list[Task]:
+    """Plan, report, and execute the stale figures (in `jobs` processes); stop at the first failure."""
     tasks = plan(project, ids, profile, overrides, force)
     stale = [t for t in tasks if t.reasons]
     for task in tasks:
@@ -230,6 +232,9 @@ def run(project: Project, ids: list[str], profile: str = "quick", overrides: dic
         print(f"{len(stale)} of {len(tasks)} figure(s) stale" + ("" if dry_run else "; nothing to run"), file=out)
         return stale
     commit = git_commit(project.root)
+    if jobs > 1 and len(stale) > 1:
+        _run_parallel(project, stale, commit, jobs, out)
+        return stale
     progress_bar = sys.stderr.isatty()
     for number, task in enumerate(stale, 1):
         print(f"[{number}/{len(stale)}] {task.figure.id} ({task.profile}) running ...", file=out, flush=True)
@@ -238,6 +243,25 @@ def run(project: Project, ids: list[str], profile: str = "quick", overrides: dic
         print(f"[{number}/{len(stale)}] {task.figure.id} done in {time.monotonic() - started:.1f} s",
               file=out, flush=True)
     return stale
+
+
+def _run_parallel(project: Project, stale: list[Task], commit: str, jobs: int, out) -> None:
+    """Execute in `jobs` worker processes (each sets its own kernel environment); stop at a failure."""
+    context = multiprocessing.get_context("spawn")
+    started = time.monotonic()
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        futures = {pool.submit(execute, project, task, commit): task for task in stale}
+        print(f"running {len(stale)} figure(s) in {jobs} processes ...", file=out, flush=True)
+        for number, future in enumerate(as_completed(futures), 1):
+            task = futures[future]
+            try:
+                sidecar = future.result()
+            except BaseException:
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
+            print(f"[{number}/{len(stale)}] {task.figure.id} ({task.profile}) done in "
+                  f"{sidecar['wall_time_s']:.1f} s ({time.monotonic() - started:.0f} s elapsed)",
+                  file=out, flush=True)
 
 
 def _describe(figure: Figure) -> str:
@@ -265,6 +289,7 @@ def main(argv: list[str] | None = None) -> int:
                             "overrides it is the starting point and outputs go to 'custom'")
     run_p.add_argument("--dry-run", action="store_true", help="say what is stale and why; run nothing")
     run_p.add_argument("--force", action="store_true", help="re-run even if up to date")
+    run_p.add_argument("--jobs", "-j", type=int, default=1, help="notebooks executed at once (default 1)")
     args = parser.parse_args(argv)
     project = Project.at(figures_dir=args.figures_dir)
     try:
@@ -279,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
                                      " (custom is chosen by giving name=value overrides)")
             ids = [t for t in args.targets if "=" not in t]
             overrides = parse_overrides([t for t in args.targets if "=" in t])
-            run(project, ids, args.profile, overrides, args.dry_run, args.force)
+            run(project, ids, args.profile, overrides, args.dry_run, args.force, max(1, args.jobs))
     except (ParameterError, RegistryError, RunError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2 if isinstance(err, (ParameterError, RegistryError)) else 1
