@@ -210,3 +210,12 @@ def test_a_failure_in_a_parallel_run_stops_the_build(mini_project):
     spec.write_text(spec.read_text().replace("quick: {n: 3, fail: false}", "quick: {n: 3, fail: true}"))
     with pytest.raises(RunError, match="soc-fig02-tiny failed"):
         run(mini_project, [], jobs=2, out=io.StringIO())
+
+
+def test_the_yaml_timeout_stops_a_cell_that_runs_too_long(mini_project):
+    spec = mini_project.root / "notebooks/soc/soc-fig02-tiny.yaml"
+    spec.write_text(spec.read_text().replace("timeout: 60", "timeout: 2"))
+    notebook = mini_project.root / "notebooks/soc/soc-fig02-tiny.md"
+    notebook.write_text(notebook.read_text().replace("if fail:", "import time\ntime.sleep(30)\nif fail:"))
+    with pytest.raises(RunError, match="the per-cell timeout is 2 s, set in soc-fig02-tiny.yaml"):
+        run(mini_project, ["soc-fig02-tiny"], out=io.StringIO())

@@ -6,7 +6,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from intellimetry.survival import classify_level, draw_level_regions, frequency_table, plot_decay
+from intellimetry.survival import (classify_level, draw_level_regions, draw_level_scale, frequency_table,
+                                   plot_decay)
 
 
 @pytest.mark.parametrize("alpha, level", [
@@ -40,4 +41,14 @@ def test_plot_decay_shows_points_up_to_k_max_and_needs_k1():
     assert points.get_xdata().tolist() == [1, 2, 3] and points.get_ydata().tolist() == [2, 1, 1]
     with pytest.raises(ValueError, match="anchored at f\\(1\\)"):
         plot_decay(ax, [2, 3, 3], k_max=10)
+    plt.close(fig)
+
+
+def test_level_scale_marks_each_subject_at_its_rates():
+    fig, ax = plt.subplots()
+    draw_level_scale(ax, {"A": (1.5, 1.52, 0.01), "B": (3.5, 3.4, 0.02)})
+    drawn = ax.lines[0]
+    assert drawn.get_ydata().tolist() == [1.5, 3.5]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["A", "B"]
+    assert [t.get_text() for t in ax.texts] == ["Limited", "Capable", "Autonomous"]
     plt.close(fig)

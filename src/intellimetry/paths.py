@@ -1,12 +1,11 @@
 """Where things live. Every path the library uses is derived here, never from the working directory."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 # src/intellimetry/paths.py -> repository root (editable install keeps the source in the clone).
-REPO_ROOT = Path(os.environ.get("INTELLIMETRY_ROOT", PACKAGE_DIR.parents[1])).resolve()
+REPO_ROOT = PACKAGE_DIR.parents[1]
 
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
 DATA_DIR = REPO_ROOT / "data"

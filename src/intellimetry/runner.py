@@ -178,7 +178,9 @@ def execute(project: Project, task: Task, commit: str, progress_bar: bool = Fals
         except Exception as error:  # papermill, nbclient timeouts, dead kernels
             failed = _keep_failed(executed, out_dir, figure.id)
             where = f"\n  executed notebook: {failed}" if failed else ""
-            raise RunError(f"{figure.id} failed ({task.profile}){where}\n  {_error_summary(error)}") from None
+            hint = (f"\n  (the per-cell timeout is {figure.timeout} s, set in {figure.spec_path.name})"
+                    if "Timeout" in type(error).__name__ else "")
+            raise RunError(f"{figure.id} failed ({task.profile}){where}\n  {_error_summary(error)}{hint}") from None
         source.unlink()
         sidecar_path = stage / f"{figure.id}.json"
         sidecar = read_sidecar(sidecar_path)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from intellimetry.plotting import COLORS
+from intellimetry.survival.levels import LEVELS, THRESHOLDS
 
 X_LABEL = "Number of Failures (log scale)"
 Y_LABEL = "Frequency (log scale)"
@@ -54,3 +55,23 @@ def plot_decay(ax, failures, k_max: int, label: str | None = None, color: str | 
     shown = k <= k_max
     ax.plot(k[shown], counts[shown], "o", ms=3, color=color or COLORS["ours"], label=label)
     return k, counts
+
+
+def draw_level_scale(ax, subjects: dict[str, tuple[float, float, float]], alpha_top: float = 4.0) -> None:
+    """Decay rates on the level scale: bands for Limited / Capable / Autonomous, and for each subject
+    {name: (alpha_drawn_or_reference, alpha_fitted, standard_error)} a hollow and a filled marker."""
+    lower, upper = THRESHOLDS
+    top = max(alpha_top, *(max(a, b) + 0.3 for a, b, _ in subjects.values()))
+    for (low, high), level in zip(((1.0, lower), (lower, upper), (upper, top)), LEVELS):
+        ax.axhspan(low, high, color=COLORS[level.lower()], alpha=0.18, lw=0)
+        ax.text(-0.45, low + 0.05, level, ha="left", va="bottom", fontsize=8)
+    x = np.arange(len(subjects))
+    drawn, fitted, errors = (np.array(v) for v in zip(*subjects.values()))
+    ax.plot(x, drawn, "o", mfc="none", color=COLORS["neutral"], label="α drawn")
+    ax.errorbar(x, fitted, yerr=errors, fmt="o", ms=4, color=COLORS["ours"], label="α fitted (ours)")
+    ax.set_xticks(x, list(subjects))
+    ax.set_xlim(-0.5, len(subjects) - 0.4)
+    ax.set_ylim(1.0, top)
+    ax.set_ylabel("decay rate α")
+    ax.grid(axis="x", visible=False)
+    ax.legend(loc="lower right", fontsize=8)
