@@ -17,6 +17,18 @@ def outputs(project: Project, profile: str, fig_id: str) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.glob(f"{fig_id}*"))}
 
 
+def edit(project: Project, fig_id: str, suffix: str, old: str, new: str) -> None:
+    """Replace text in a mini-project figure's notebook (.md) or parameter file (.yaml)."""
+    path = project.root / "notebooks" / fig_id.split("-")[0] / f"{fig_id}{suffix}"
+    assert old in path.read_text()
+    path.write_text(path.read_text().replace(old, new))
+
+
+def make_it_fail(project: Project, fig_id: str) -> None:
+    edit(project, fig_id, ".md", "fail = False", "fail = True")
+    edit(project, fig_id, ".yaml", "quick: {n: 3, fail: false}", "quick: {n: 3, fail: true}")
+
+
 def stale_ids(project: Project, **kwargs) -> dict[str, list[str]]:
     return {t.figure.id: t.reasons for t in plan(project, [], **kwargs) if t.reasons}
 
@@ -90,10 +102,7 @@ def test_declared_inputs_are_hashed_and_must_exist(built):
 
 def test_a_failing_notebook_stops_with_its_error_and_keeps_old_outputs(built):
     before = outputs(built, "quick", "survival-fig01-tiny")
-    spec = built.root / "notebooks/survival/survival-fig01-tiny.yaml"
-    spec.write_text(spec.read_text().replace("quick: {n: 3, fail: false}", "quick: {n: 3, fail: true}"))
-    notebook = built.root / "notebooks/survival/survival-fig01-tiny.md"
-    notebook.write_text(notebook.read_text().replace("fail = False", "fail = True"))
+    make_it_fail(built, "survival-fig01-tiny")
     with pytest.raises(RunError) as error:
         run(built, [], out=io.StringIO())
     message = str(error.value)
@@ -204,18 +213,13 @@ def test_parallel_jobs_give_the_same_outputs_as_one_by_one(mini_project, tmp_pat
 
 
 def test_a_failure_in_a_parallel_run_stops_the_build(mini_project):
-    notebook = mini_project.root / "notebooks/soc/soc-fig02-tiny.md"
-    notebook.write_text(notebook.read_text().replace("fail = False", "fail = True"))
-    spec = mini_project.root / "notebooks/soc/soc-fig02-tiny.yaml"
-    spec.write_text(spec.read_text().replace("quick: {n: 3, fail: false}", "quick: {n: 3, fail: true}"))
+    make_it_fail(mini_project, "soc-fig02-tiny")
     with pytest.raises(RunError, match="soc-fig02-tiny failed"):
         run(mini_project, [], jobs=2, out=io.StringIO())
 
 
 def test_the_yaml_timeout_stops_a_cell_that_runs_too_long(mini_project):
-    spec = mini_project.root / "notebooks/soc/soc-fig02-tiny.yaml"
-    spec.write_text(spec.read_text().replace("timeout: 60", "timeout: 2"))
-    notebook = mini_project.root / "notebooks/soc/soc-fig02-tiny.md"
-    notebook.write_text(notebook.read_text().replace("if fail:", "import time\ntime.sleep(30)\nif fail:"))
+    edit(mini_project, "soc-fig02-tiny", ".yaml", "timeout: 60", "timeout: 2")
+    edit(mini_project, "soc-fig02-tiny", ".md", "if fail:", "import time\ntime.sleep(30)\nif fail:")
     with pytest.raises(RunError, match="the per-cell timeout is 2 s, set in soc-fig02-tiny.yaml"):
         run(mini_project, ["soc-fig02-tiny"], out=io.StringIO())
