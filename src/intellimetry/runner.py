@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from intellimetry import paths
-from intellimetry.atomic import write_json
+from intellimetry.atomic import atomic_path, write_json
 from intellimetry.hashing import figure_hashes, stale_reasons
 from intellimetry.provenance import RUN_CONTEXT_ENV, git_commit
 from intellimetry.registry import CUSTOM, DECLARABLE_PROFILES, Figure, ParameterError, RegistryError, discover
@@ -199,9 +199,9 @@ def execute(project: Project, task: Task, commit: str, progress_bar: bool = Fals
 def _keep_failed(executed: Path, out_dir: Path, fig_id: str) -> Path | None:
     if not executed.exists():
         return None
-    out_dir.mkdir(parents=True, exist_ok=True)
     failed = out_dir / f"{fig_id}.failed.ipynb"
-    shutil.copyfile(executed, failed)
+    with atomic_path(failed) as tmp:
+        shutil.copyfile(executed, tmp)
     return failed
 
 
