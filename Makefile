@@ -5,6 +5,8 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
+# custom = quick plus overrides, so the runner starts from quick when PROFILE=custom
+RUN_PROFILE := $(if $(filter custom,$(PROFILE)),quick,$(PROFILE))
 MATHJAX := book/_vendor/mathjax/tex-mml-chtml.js
 MATHJAX_VERSION := 3.2.2
 
@@ -39,14 +41,14 @@ $(MATHJAX):
 	cp -r .cache/npm/node_modules/mathjax/es5/. $(dir $@)
 
 figures: $(INSTALLED)
-	$(PY) -m intellimetry.runner run --profile $(PROFILE) --jobs $(JOBS)
+	$(PY) -m intellimetry.runner run --profile $(RUN_PROFILE) --jobs $(JOBS)
 
 fig: $(INSTALLED)
 	@test -n "$(ID)" || { echo 'usage: make fig ID=<figure-id> [PARAMS="name=value ..."]'; exit 2; }
-	$(PY) -m intellimetry.runner run $(ID) $(PARAMS) --profile $(if $(filter custom,$(PROFILE)),quick,$(PROFILE))
+	$(PY) -m intellimetry.runner run $(ID) $(PARAMS) --profile $(RUN_PROFILE)
 
 book: $(INSTALLED) $(MATHJAX)
-	$(if $(filter custom,$(PROFILE)),$(PY) -m intellimetry.runner run --profile quick --jobs $(JOBS),$(PY) -m intellimetry.runner run --profile $(PROFILE) --jobs $(JOBS))
+	$(PY) -m intellimetry.runner run --profile $(RUN_PROFILE) --jobs $(JOBS)
 	$(PY) -m intellimetry.book build --profile $(PROFILE)
 
 paper:

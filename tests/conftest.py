@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from intellimetry import paths
+from intellimetry.paths import paper_of
 from intellimetry.runner import Project, run
 
 NOTEBOOK = """\
@@ -56,7 +57,7 @@ profiles:
 
 
 def write_figure(root: Path, fig_id: str) -> None:
-    paper = fig_id.split("-")[0]
+    paper = paper_of(fig_id)
     folder = root / "notebooks" / paper
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{fig_id}.md").write_text(NOTEBOOK.format(fig_id=fig_id))

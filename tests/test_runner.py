@@ -8,18 +8,19 @@ from pathlib import Path
 import pytest
 
 from intellimetry import runner
+from intellimetry.paths import paper_of
 from intellimetry.registry import ParameterError
 from intellimetry.runner import Project, RunError, plan, run
 
 
 def outputs(project: Project, profile: str, fig_id: str) -> dict[str, bytes]:
-    folder = project.output_dir(profile, fig_id.split("-")[0])
+    folder = project.output_dir(profile, paper_of(fig_id))
     return {p.name: p.read_bytes() for p in sorted(folder.glob(f"{fig_id}*"))}
 
 
 def edit(project: Project, fig_id: str, suffix: str, old: str, new: str) -> None:
     """Replace text in a mini-project figure's notebook (.md) or parameter file (.yaml)."""
-    path = project.root / "notebooks" / fig_id.split("-")[0] / f"{fig_id}{suffix}"
+    path = project.root / "notebooks" / paper_of(fig_id) / f"{fig_id}{suffix}"
     assert old in path.read_text()
     path.write_text(path.read_text().replace(old, new))
 

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from intellimetry import paths
-from intellimetry.atomic import write_json
+from intellimetry.atomic import atomic_path, write_json
 from intellimetry.hashing import figure_hashes
 from intellimetry.provenance import git_commit
 from intellimetry.registry import CUSTOM, DECLARABLE_PROFILES, Figure
@@ -38,10 +38,8 @@ def _source_profile(project: Project, figure: Figure, profile: str) -> str:
 def _copy_if_changed(source: Path, target: Path) -> None:
     if target.exists() and filecmp.cmp(source, target, shallow=False):
         return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp")
-    shutil.copy2(source, tmp)
-    tmp.replace(target)
+    with atomic_path(target) as tmp:
+        shutil.copy2(source, tmp)  # keeps the mtime, which Sphinx's change detection reads
 
 
 def assemble(project: Project, book_dir: Path, profile: str = "quick") -> dict:

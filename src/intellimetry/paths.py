@@ -14,6 +14,11 @@ FIGURES_DIR = REPO_ROOT / "figures"
 BOOK_DIR = REPO_ROOT / "book"
 
 
+def paper_of(fig_id: str) -> str:
+    """The paper a figure id belongs to: 'survival-fig01-levels' -> 'survival'."""
+    return fig_id.split("-", 1)[0]
+
+
 def reference_file(name: str) -> Path:
     """A reference-data file shipped in data/reference (paper values with provenance)."""
     path = REFERENCE_DIR / name

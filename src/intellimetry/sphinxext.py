@@ -67,6 +67,10 @@ def format_value(value, spec: str = "") -> str:
     return str(value)
 
 
+def format_parameters(parameters: dict | None) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in (parameters or {}).items())
+
+
 def split_reference(text: str) -> tuple[str, str, str]:
     """'source:key.path%fmt' -> (source, key.path, fmt); `%` because `|` would split a table cell."""
     body, _, spec = text.partition("%")
@@ -77,7 +81,7 @@ def split_reference(text: str) -> tuple[str, str, str]:
 
 
 def sidecar_path(srcdir: Path, fig_id: str) -> Path:
-    return srcdir / GENERATED / fig_id.split("-")[0] / f"{fig_id}.json"
+    return srcdir / GENERATED / paths.paper_of(fig_id) / f"{fig_id}.json"
 
 
 def _role(lookup):
@@ -117,8 +121,8 @@ class ProvenanceDirective(SphinxDirective):
         except LookupFailed as err:
             logger.warning(f"provenance {fig_id}: {err}", location=self.get_location())
             return []
-        params = ", ".join(f"{k} = {v}" for k, v in (sidecar.get("parameters") or {}).items())
-        text = (f"Produced by notebooks/{fig_id.split('-')[0]}/{fig_id}.md on the "
+        params = format_parameters(sidecar.get("parameters"))
+        text = (f"Produced by notebooks/{paths.paper_of(fig_id)}/{fig_id}.md on the "
                 f"{sidecar['profile']} profile at commit {sidecar['commit']} in "
                 f"{sidecar.get('wall_time_s', '?')} s; parameters: {params or 'none'}.")
         return [nodes.paragraph(text, text, classes=["intellimetry-provenance"])]
@@ -135,7 +139,7 @@ class BuildTableDirective(SphinxDirective):
             return []
         items = nodes.bullet_list()
         for fig_id, info in build["figures"].items():
-            params = ", ".join(f"{k} = {v}" for k, v in (info["parameters"] or {}).items())
+            params = format_parameters(info["parameters"])
             state = "" if info["up_to_date"] else " (older than the current code)"
             text = (f"{fig_id}: profile {info['profile']}{state}, commit {info['commit']}, "
                     f"{info['wall_time_s']} s; {params or 'no parameters'}")

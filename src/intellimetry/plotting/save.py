@@ -22,7 +22,7 @@ def save_figure(fig, fig_id: str, values: dict | None = None, formats: tuple[str
     if context["figure_id"] not in (None, fig_id):
         raise ValueError(f"this notebook runs as {context['figure_id']!r} but saves {fig_id!r}: "
                          "one notebook, one figure id")
-    out_dir = Path(context["output_dir"] or paths.FIGURES_DIR / INTERACTIVE / fig_id.split("-")[0])
+    out_dir = Path(context["output_dir"] or paths.FIGURES_DIR / INTERACTIVE / paths.paper_of(fig_id))
     for fmt in formats:
         with atomic_path(out_dir / f"{fig_id}.{fmt}") as tmp:
             fig.savefig(tmp, format=fmt, metadata=_file_metadata(fmt))
