@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from intellimetry.stats import fit_discrete_power_law, sample_discrete_power_law
+from intellimetry.stats import (bootstrap_interval, fit_discrete_power_law, fit_log_binned, fit_raw_histogram,
+                               sample_discrete_power_law)
 
 
 @pytest.mark.parametrize("alpha", [1.5, 2.5, 3.5])
@@ -31,3 +32,37 @@ def test_sampler_is_seeded_and_rejects_alpha_at_most_one():
 def test_fit_needs_two_distinct_values():
     with pytest.raises(ValueError, match="two distinct values"):
         fit_discrete_power_law(np.ones(100, dtype=int))
+
+
+def test_least_squares_fits_recover_an_exact_power_law():
+    # an exact histogram: count(k) = round(1e6 * k^-2.5), every k present
+    k = np.arange(1, 101)
+    samples = np.repeat(k, np.round(1e6 * k**-2.5).astype(int))
+    raw = fit_raw_histogram(samples, 1, 100)
+    assert raw.alpha == pytest.approx(2.5, abs=0.01) and raw.r2 > 0.999 and raw.points == 100
+    binned = fit_log_binned(samples, 1, 100, bins_per_decade=5)
+    assert binned.alpha == pytest.approx(2.5, abs=0.1) and binned.r2 > 0.99
+
+
+def test_raw_histogram_is_biased_low_on_a_sparse_tail_and_mle_is_not():
+    samples = sample_discrete_power_law(2.5, 2_000, np.random.default_rng(4))
+    assert fit_raw_histogram(samples, 1, 1000).alpha < 2.2
+    assert fit_discrete_power_law(samples, 1, 1000).alpha == pytest.approx(2.5, abs=0.15)
+
+
+def test_bootstrap_interval_covers_the_truth_and_is_seeded():
+    samples = np.random.default_rng(5).normal(3.0, 1.0, 400)
+    a = bootstrap_interval(samples, np.mean, 300, np.random.default_rng(0))
+    b = bootstrap_interval(samples, np.mean, 300, np.random.default_rng(0))
+    assert a == b and a.low < a.estimate < a.high
+    assert a.low < 3.0 < a.high and a.high - a.low == pytest.approx(2 * 1.96 / 20, rel=0.2)
+    with pytest.raises(ValueError, match="level"):
+        bootstrap_interval(samples, np.mean, 10, np.random.default_rng(0), level=1.5)
+
+
+def test_expected_counts_sum_to_the_events_in_range():
+    samples = sample_discrete_power_law(2.5, 5_000, np.random.default_rng(2))
+    fit = fit_discrete_power_law(samples, k_min=2, k_max=50)
+    assert fit.expected_count(np.arange(2, 51)).sum() == pytest.approx(fit.n)
+    line = fit_raw_histogram(samples, 1, 50)
+    assert line.expected_count(1) == pytest.approx(10**line.intercept)

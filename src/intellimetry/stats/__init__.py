@@ -1,4 +1,13 @@
-"""Shared statistics: power-law sampling and fitting used by several chapters."""
-from intellimetry.stats.powerlaw_fit import PowerLawFit, fit_discrete_power_law, sample_discrete_power_law
+"""Shared statistics: power-law sampling and fitting, bootstrap intervals; used by several chapters."""
+from intellimetry.stats.bootstrap import Interval, bootstrap_interval
+from intellimetry.stats.powerlaw_fit import (
+    LineFit,
+    PowerLawFit,
+    fit_discrete_power_law,
+    fit_log_binned,
+    fit_raw_histogram,
+    sample_discrete_power_law,
+)
 
-__all__ = ["PowerLawFit", "fit_discrete_power_law", "sample_discrete_power_law"]
+__all__ = ["Interval", "LineFit", "PowerLawFit", "bootstrap_interval", "fit_discrete_power_law",
+           "fit_log_binned", "fit_raw_histogram", "sample_discrete_power_law"]

@@ -5,7 +5,7 @@ import warnings
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 # powerlaw's default alpha range for discrete fits is [0, 3], which silently clips steep tails.
 ALPHA_RANGE = (1.0001, 20.0)
@@ -18,6 +18,12 @@ class PowerLawFit:
     n: int        # samples inside [k_min, k_max]
     k_min: int
     k_max: int | None
+
+    def expected_count(self, k):
+        """Events expected at failure count k under the fit, normalised over [k_min, k_max]."""
+        upper = 0.0 if self.k_max is None else special.zeta(self.alpha, self.k_max + 1)
+        norm = special.zeta(self.alpha, self.k_min) - upper
+        return self.n * np.asarray(k, float) ** -self.alpha / norm
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -44,3 +50,57 @@ def fit_discrete_power_law(samples, k_min: int = 1, k_max: int | None = None) ->
                            parameter_ranges={"alpha": list(ALPHA_RANGE)})
         alpha, sigma = float(fit.power_law.alpha), float(fit.power_law.sigma)
     return PowerLawFit(alpha=alpha, sigma=sigma, n=int(inside.size), k_min=k_min, k_max=k_max)
+
+
+@dataclass(frozen=True)
+class LineFit:
+    """A straight line through log10(frequency) against log10(k); alpha = -slope."""
+    alpha: float
+    intercept: float  # log10 of the line's value at k = 1
+    r2: float
+    points: int       # (k, frequency) points the line was fitted to
+    k_min: int
+    k_max: int
+
+    def expected_count(self, k):
+        """The fitted line's frequency at failure count k."""
+        return 10**self.intercept * np.asarray(k, float) ** -self.alpha
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def fit_raw_histogram(samples, k_min: int, k_max: int) -> LineFit:
+    """Least squares on the unbinned histogram (k with a zero count dropped).
+
+    Shown only for its bias: where the tail is sparse, counts floor at 1 and the zeros vanish, so
+    the line flattens and alpha comes out too small.
+    """
+    k, counts = np.unique(_inside(samples, k_min, k_max), return_counts=True)
+    return _line_fit(k.astype(float), counts.astype(float), k_min, k_max)
+
+
+def fit_log_binned(samples, k_min: int, k_max: int, bins_per_decade: int = 10) -> LineFit:
+    """Least squares on log-binned frequencies: events per bin divided by the integers it holds."""
+    inside = _inside(samples, k_min, k_max)
+    n_bins = max(1, int(np.ceil(np.log10((k_max + 1) / k_min) * bins_per_decade)))
+    edges = np.unique(np.round(np.geomspace(k_min, k_max + 1, n_bins + 1)).astype(np.int64))
+    counts, _ = np.histogram(inside, bins=edges)
+    widths = np.diff(edges)                              # integers k in [edge_i, edge_i+1)
+    centres = np.sqrt(edges[:-1] * (edges[1:] - 1.0))    # geometric mean of the first and last k
+    keep = counts > 0
+    return _line_fit(centres[keep], counts[keep] / widths[keep], k_min, k_max)
+
+
+def _inside(samples, k_min: int, k_max: int) -> np.ndarray:
+    samples = np.asarray(samples)
+    return samples[(samples >= k_min) & (samples <= k_max)]
+
+
+def _line_fit(k: np.ndarray, frequency: np.ndarray, k_min: int, k_max: int) -> LineFit:
+    if k.size < 2:
+        raise ValueError(f"need at least two non-empty points in [{k_min}, {k_max}] to fit a line")
+    x, y = np.log10(k), np.log10(frequency)
+    result = stats.linregress(x, y)
+    return LineFit(alpha=float(-result.slope), intercept=float(result.intercept),
+                   r2=float(result.rvalue**2), points=int(k.size), k_min=k_min, k_max=k_max)

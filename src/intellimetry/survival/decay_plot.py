@@ -48,13 +48,27 @@ def plot_decay(ax, failures, k_max: int, label: str | None = None, color: str | 
                regions: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """One subject's decay plot (points for k <= k_max); returns its frequency table."""
     k, counts = frequency_table(failures)
-    if k.size == 0 or k[0] != 1:
+    plot_decay_counts(ax, k, counts, k_max, label=label, color=color, regions=regions)
+    return k, counts
+
+
+def plot_decay_counts(ax, k, counts, k_max: int, label: str | None = None, color: str | None = None,
+                      regions: bool = True) -> None:
+    """The decay plot from a frequency table (e.g. counts averaged over seeds, so not integers)."""
+    k, counts = np.asarray(k), np.asarray(counts, dtype=float)
+    if k.size == 0 or k[0] != 1 or counts[0] <= 0:
         raise ValueError("the decay plot is anchored at f(1): the sample needs events with exactly one failure")
     if regions:
         draw_level_regions(ax, float(counts[0]), k_max)
-    shown = k <= k_max
+    shown = (k <= k_max) & (counts > 0)
     ax.plot(k[shown], counts[shown], "o", ms=3, color=color or COLORS["ours"], label=label)
-    return k, counts
+
+
+def draw_power_law(ax, fit, label: str | None = None, color: str | None = None, scale: float = 1.0) -> None:
+    """A fitted power law (anything with k_min, k_max and expected_count(k)) over its fitted range;
+    `scale` converts its counts to the plotted ones (e.g. 1 / seeds for averaged distributions)."""
+    k = np.geomspace(fit.k_min, fit.k_max, 50)
+    ax.plot(k, scale * fit.expected_count(k), color=color or COLORS["accent"], lw=1.4, label=label)
 
 
 def draw_level_scale(ax, subjects: dict[str, tuple[float, float, float]], alpha_top: float = 4.0) -> None:

@@ -15,3 +15,14 @@ def classify_level(alpha: float) -> str:
     if alpha <= THRESHOLDS[1]:
         return LEVELS[1]
     return LEVELS[2]
+
+
+def classify_interval(alpha: float, low: float, high: float) -> dict:
+    """The level of an estimate and whether its interval [low, high] straddles a level boundary.
+
+    Returns {"level", "low_level", "high_level", "straddles"}; when `straddles` is true the data
+    cannot decide between the levels at the two ends of the interval.
+    """
+    low_level, high_level = classify_level(low), classify_level(high)
+    return {"level": classify_level(alpha), "low_level": low_level, "high_level": high_level,
+            "straddles": low_level != high_level}

@@ -1,0 +1,52 @@
+"""Scaling prediction: the solver inverts its own fit, the timeline and hardware arithmetic."""
+import numpy as np
+import pytest
+
+from intellimetry.survival import Hardware, Timeline, classify_interval, fit_scaling
+
+
+def test_fit_recovers_an_exact_power_law_and_the_solver_inverts_it():
+    sizes = np.array([1e8, 1e9, 1e10, 1e11])
+    alpha = 0.5 * sizes**0.02
+    fit = fit_scaling(sizes, alpha)
+    assert fit.slope == pytest.approx(0.02) and fit.intercept == pytest.approx(np.log10(0.5))
+    assert fit.r2 == pytest.approx(1.0)
+    for target in (2.0, 3.0):
+        size = fit.size_for_alpha(target)
+        assert fit.alpha_at(size) == pytest.approx(target, rel=1e-12)
+        assert size == pytest.approx((target / 0.5) ** 50, rel=1e-9)
+
+
+def test_flat_or_falling_scaling_has_no_solution():
+    fit = fit_scaling([1e8, 1e9], [2.0, 1.9])
+    with pytest.raises(ValueError, match="does not grow"):
+        fit.size_for_alpha(3.0)
+
+
+def test_timeline_base_year_and_doubling():
+    timeline = Timeline()
+    assert timeline.year(1e12) == pytest.approx(2025.0)
+    assert timeline.year(2e12) == pytest.approx(2026.5)
+    assert timeline.size(timeline.year(3.3e20)) == pytest.approx(3.3e20)
+
+
+def test_hardware_arithmetic_by_hand():
+    hardware = Hardware()
+    cost = hardware.cost_of(4e12)  # 8 TB of 16-bit weights
+    assert cost["gpus"] == pytest.approx(100.0)
+    assert cost["cost"] == pytest.approx(3e6)
+    assert cost["market_value_multiple"] == pytest.approx(3e6 / 3.7e12)
+    assert cost["human_neuron_multiple"] == pytest.approx(4e12 / (8.6e10 * 8e9))
+
+
+@pytest.mark.parametrize("field", ["gpu_price", "gpu_memory_bytes", "bytes_per_parameter", "market_value"])
+def test_hardware_rejects_non_positive_values(field):
+    with pytest.raises(ValueError, match=f"{field} must be positive"):
+        Hardware(**{field: -1.0})
+
+
+def test_interval_that_straddles_a_threshold_is_reported():
+    assert classify_interval(2.5, 2.2, 2.8) == {"level": "Capable", "low_level": "Capable",
+                                                "high_level": "Capable", "straddles": False}
+    call = classify_interval(2.9, 2.7, 3.2)
+    assert call["level"] == "Capable" and call["high_level"] == "Autonomous" and call["straddles"]
