@@ -73,3 +73,7 @@ def test_role_references_and_formatting():
     assert format_value(1.23456) == "1.23"
     assert format_value(20000, ",") == "20,000"
     assert format_value(True) == "yes"
+    assert format_value(5.166e15, "sci2") == "5.2 × 10¹⁵"
+    assert format_value(2.0668e26, "sci3") == "2.07 × 10²⁶"
+    assert format_value(1e-4, "sci2") == "10⁻⁴"
+    assert format_value(2.0668e26, "sci0") == "10²⁶"

@@ -52,3 +52,17 @@ def test_level_scale_marks_each_subject_at_its_rates():
     assert [t.get_text() for t in ax.get_xticklabels()] == ["A", "B"]
     assert [t.get_text() for t in ax.texts] == ["Limited", "Capable", "Autonomous"]
     plt.close(fig)
+
+
+def test_decay_rate_estimate_covers_a_known_alpha_and_names_the_level():
+    import numpy as np
+
+    from intellimetry.stats import sample_discrete_power_law
+    from intellimetry.survival import estimate_decay_rate
+
+    failures = np.concatenate([np.zeros(3000, int), sample_discrete_power_law(2.5, 20_000, np.random.default_rng(3))])
+    result = estimate_decay_rate(failures, 1, 1000, resamples=40, rng=np.random.default_rng(0))
+    assert result["ci_low"] < 2.5 < result["ci_high"] and result["ci_high"] - result["ci_low"] < 0.1
+    assert result["level"] == "Capable" and not result["straddles"]
+    assert result["events"] == 23_000 and result["events_in_range"] <= 20_000
+    assert abs(result["log_binned_alpha"] - 2.5) < 0.2 and result["log_binned_r2"] > 0.95

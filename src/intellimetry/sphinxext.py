@@ -12,6 +12,7 @@ printing a blank.
 from __future__ import annotations
 
 import json
+import math
 from functools import lru_cache
 from pathlib import Path
 
@@ -55,7 +56,13 @@ def dig(data, dotted: str):
     return data
 
 
+SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
 def format_value(value, spec: str = "") -> str:
+    """Python's format spec, or `sciN`: N significant digits as a × 10ⁿ (`sci0`: just 10ⁿ, rounded)."""
+    if spec.startswith("sci"):
+        return _scientific(float(value), int(spec[3:] or 2))
     if spec:
         return format(value, spec)
     if isinstance(value, bool):
@@ -65,6 +72,16 @@ def format_value(value, spec: str = "") -> str:
     if isinstance(value, dict | list):
         return json.dumps(value)
     return str(value)
+
+
+def _scientific(value: float, digits: int) -> str:
+    if value == 0:
+        return "0"
+    if digits == 0:
+        return "10" + str(round(math.log10(abs(value)))).translate(SUPERSCRIPT)
+    mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+    power = "10" + str(int(exponent)).translate(SUPERSCRIPT)
+    return power if mantissa in ("1", "1." + "0" * (digits - 1)) else f"{mantissa} × {power}"
 
 
 def format_parameters(parameters: dict | None) -> str:

@@ -7,10 +7,11 @@ from intellimetry.survival.decay_plot import (
     plot_decay,
     plot_decay_counts,
 )
+from intellimetry.survival.decay_rate import estimate_decay_rate
 from intellimetry.survival.failure_counts import failure_counts, failure_counts_from_embeddings
 from intellimetry.survival.levels import LEVELS, THRESHOLDS, classify_interval, classify_level
 from intellimetry.survival.scaling import Hardware, ScalingFit, Timeline, fit_scaling
 
 __all__ = ["LEVELS", "THRESHOLDS", "Hardware", "ScalingFit", "Timeline", "classify_interval", "classify_level",
-           "draw_level_regions", "draw_level_scale", "draw_power_law", "failure_counts",
+           "draw_level_regions", "draw_level_scale", "draw_power_law", "estimate_decay_rate", "failure_counts",
            "failure_counts_from_embeddings", "fit_scaling", "frequency_table", "plot_decay", "plot_decay_counts"]

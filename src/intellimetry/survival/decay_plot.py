@@ -7,6 +7,7 @@ at k = 1; Limited above the k^-2 line (up to y = f(1)), Capable between the line
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import NullFormatter
 
 from intellimetry.plotting import COLORS
 from intellimetry.survival.levels import LEVELS, THRESHOLDS
@@ -23,23 +24,26 @@ def frequency_table(failures) -> tuple[np.ndarray, np.ndarray]:
     return values[keep], counts[keep]
 
 
-def draw_level_regions(ax, f1: float, k_max: int, labels: bool = True) -> None:
+def draw_level_regions(ax, f1: float, k_max: int, labels: bool = True, y_floor: float = Y_FLOOR) -> None:
     """Shade Limited / Capable / Autonomous and draw f(1)·k^-2 and f(1)·k^-3 up to k_max."""
     k = np.geomspace(1, k_max, 200)
     line2, line3 = f1 * k**-2.0, f1 * k**-3.0
-    floor = np.full_like(k, Y_FLOOR)
+    floor = np.full_like(k, y_floor)
     ax.fill_between(k, line2, np.full_like(k, f1), color=COLORS["limited"], alpha=0.18, lw=0,
                     label="Limited" if labels else None)
-    ax.fill_between(k, np.maximum(line3, Y_FLOOR), np.maximum(line2, Y_FLOOR), color=COLORS["capable"],
+    ax.fill_between(k, np.maximum(line3, y_floor), np.maximum(line2, y_floor), color=COLORS["capable"],
                     alpha=0.18, lw=0, label="Capable" if labels else None)
-    ax.fill_between(k, floor, np.maximum(line3, Y_FLOOR), color=COLORS["autonomous"], alpha=0.18, lw=0,
+    ax.fill_between(k, floor, np.maximum(line3, y_floor), color=COLORS["autonomous"], alpha=0.18, lw=0,
                     label="Autonomous" if labels else None)
     ax.plot(k, line2, ls="--", color=COLORS["capable"], lw=1.2, label=r"$f(1)\,k^{-2}$" if labels else None)
     ax.plot(k, line3, ls="-.", color=COLORS["autonomous"], lw=1.2, label=r"$f(1)\,k^{-3}$" if labels else None)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(1, k_max)
-    ax.set_ylim(Y_FLOOR, f1 * 1.5)
+    ax.set_ylim(y_floor, f1 * 1.5)
+    if k_max <= 20:  # less than a decade and a half: label every integer k instead of powers of ten
+        ax.set_xticks(range(1, k_max + 1), [str(v) for v in range(1, k_max + 1)])
+        ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel(X_LABEL)
     ax.set_ylabel(Y_LABEL)
 
@@ -58,9 +62,9 @@ def plot_decay_counts(ax, k, counts, k_max: int, label: str | None = None, color
     k, counts = np.asarray(k), np.asarray(counts, dtype=float)
     if k.size == 0 or k[0] != 1 or counts[0] <= 0:
         raise ValueError("the decay plot is anchored at f(1): the sample needs events with exactly one failure")
-    if regions:
-        draw_level_regions(ax, float(counts[0]), k_max)
     shown = (k <= k_max) & (counts > 0)
+    if regions:  # averaged counts can fall below 1, so the floor follows the smallest shown
+        draw_level_regions(ax, float(counts[0]), k_max, y_floor=min(Y_FLOOR, 0.7 * counts[shown].min()))
     ax.plot(k[shown], counts[shown], "o", ms=3, color=color or COLORS["ours"], label=label)
 
 
