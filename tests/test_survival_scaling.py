@@ -50,3 +50,13 @@ def test_interval_that_straddles_a_threshold_is_reported():
                                                 "high_level": "Capable", "straddles": False}
     call = classify_interval(2.9, 2.7, 3.2)
     assert call["level"] == "Capable" and call["high_level"] == "Autonomous" and call["straddles"]
+
+
+def test_prediction_figure_rejects_a_negative_gpu_price_before_running():
+    from intellimetry import paths
+    from intellimetry.registry import ParameterError, discover
+
+    figure = discover(paths.NOTEBOOKS_DIR)["survival-fig13-prediction"]
+    with pytest.raises(ParameterError, match="gpu_price_usd"):
+        figure.resolve("quick", {"gpu_price_usd": "-30000"})
+    assert figure.resolve("quick", {"gpu_price_usd": "25000"})["gpu_price_usd"] == 25000.0
