@@ -6,8 +6,9 @@ from intellimetry.stats.powerlaw_fit import (
     fit_discrete_power_law,
     fit_log_binned,
     fit_raw_histogram,
+    log_binned_frequency,
     sample_discrete_power_law,
 )
 
 __all__ = ["Interval", "LineFit", "PowerLawFit", "bootstrap_interval", "fit_discrete_power_law",
-           "fit_log_binned", "fit_raw_histogram", "sample_discrete_power_law"]
+           "fit_log_binned", "fit_raw_histogram", "log_binned_frequency", "sample_discrete_power_law"]

@@ -82,6 +82,12 @@ def fit_raw_histogram(samples, k_min: int, k_max: int) -> LineFit:
 
 def fit_log_binned(samples, k_min: int, k_max: int, bins_per_decade: int = 10) -> LineFit:
     """Least squares on log-binned frequencies: events per bin divided by the integers it holds."""
+    centres, frequency = log_binned_frequency(samples, k_min, k_max, bins_per_decade)
+    return _line_fit(centres, frequency, k_min, k_max)
+
+
+def log_binned_frequency(samples, k_min: int, k_max: int, bins_per_decade: int = 10) -> tuple[np.ndarray, np.ndarray]:
+    """(bin centre, events per integer k) over logarithmic bins of [k_min, k_max]; empty bins dropped."""
     inside = _inside(samples, k_min, k_max)
     n_bins = max(1, int(np.ceil(np.log10((k_max + 1) / k_min) * bins_per_decade)))
     edges = np.unique(np.round(np.geomspace(k_min, k_max + 1, n_bins + 1)).astype(np.int64))
@@ -89,7 +95,7 @@ def fit_log_binned(samples, k_min: int, k_max: int, bins_per_decade: int = 10) -
     widths = np.diff(edges)                              # integers k in [edge_i, edge_i+1)
     centres = np.sqrt(edges[:-1] * (edges[1:] - 1.0))    # geometric mean of the first and last k
     keep = counts > 0
-    return _line_fit(centres[keep], counts[keep] / widths[keep], k_min, k_max)
+    return centres[keep], counts[keep] / widths[keep]
 
 
 def _inside(samples, k_min: int, k_max: int) -> np.ndarray:
