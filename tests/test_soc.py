@@ -1,0 +1,110 @@
+"""Sandpile known answers: conservation, the abelian property, exact 1-D behaviour, kernels agree."""
+import networkx as nx
+import numpy as np
+import pytest
+
+from intellimetry.soc.kernels import drive
+from intellimetry.soc.sandpile import graph, lattice
+from intellimetry.soc.simulate import fit_avalanche_exponent, record_avalanches, relax_to_stationary
+from intellimetry.stats import sample_discrete_power_law
+
+
+def test_lattice_topology_counts_neighbours_and_sink_grains():
+    pile = lattice(2, 3)
+    assert pile.n_sites == 9 and (pile.threshold == 4).all()
+    assert np.diff(pile.indptr).tolist() == [2, 3, 2, 3, 4, 3, 2, 3, 2]  # corners, edges, centre
+    assert pile.sink_grains.sum() == 4 * 3  # 3 sites per side, one grain leaves per side per toppling
+    with pytest.raises(ValueError, match="side >= 2"):
+        lattice(2, 1)
+
+
+@pytest.mark.parametrize("d, side", [(1, 20), (2, 9), (3, 5), (4, 4), (5, 3)])
+def test_grains_are_conserved_and_kernels_agree(d, side):
+    fast, reference = lattice(d, side), lattice(d, side)
+    sites = np.random.default_rng(d).integers(0, fast.n_sites, 4 * fast.n_sites * d)
+    a, b = drive(fast, sites, "numba"), drive(reference, sites, "numpy")
+    for key in ("size", "area", "duration"):
+        assert (a[key] == b[key]).all(), key
+    assert a["lost"] == b["lost"] and (fast.heights == reference.heights).all()
+    assert sites.size == fast.heights.sum() + a["lost"]          # added = stored + dissipated
+    assert (fast.heights < fast.threshold).all() and (fast.heights >= 0).all()
+    assert (a["area"] <= a["size"]).all() and (a["duration"] <= a["size"]).all()
+
+
+def test_kernels_agree_on_a_graph_with_sinks():
+    g = nx.random_regular_graph(4, 60, seed=2)
+    fast = graph(g, 0.05, np.random.default_rng(0))
+    reference = fast.copy()
+    sites = np.random.default_rng(1).integers(0, 60, 3000)
+    a, b = drive(fast, sites, "numba"), drive(reference, sites, "numpy")
+    assert all((a[k] == b[k]).all() for k in ("size", "area", "duration"))
+    assert sites.size == fast.heights.sum() + a["lost"]
+
+
+def test_abelian_final_configuration_does_not_depend_on_toppling_order():
+    # Relax one overloaded configuration by the parallel waves and by toppling one site at a time in
+    # a random order: the final heights and the number of topplings of each site are the same.
+    rng = np.random.default_rng(3)
+    pile = lattice(2, 6)
+    start = rng.integers(0, 12, pile.n_sites)
+    pile.heights[:] = start
+    waves = drive(pile, np.array([0]), "numpy")
+    serial = start.copy()
+    serial[0] += 1
+    topplings = 0
+    while (unstable := np.flatnonzero(serial >= pile.threshold)).size:
+        i = rng.choice(unstable)
+        serial[i] -= pile.threshold[i]
+        serial[pile.indices[pile.indptr[i]:pile.indptr[i + 1]]] += 1
+        topplings += 1
+    assert (serial == pile.heights).all() and topplings == waves["size"][0]
+
+
+@pytest.mark.parametrize("side", [5, 8])
+def test_one_dimension_matches_the_exact_solution(side):
+    # From the all-ones configuration, a grain at site i (1-based) causes i (L + 1 - i) topplings,
+    # every site topples, and the final configuration is all ones with a hole at L + 1 - i.
+    for i in range(1, side + 1):
+        pile = lattice(1, side)
+        pile.heights[:] = 1
+        result = drive(pile, np.array([i - 1]))
+        assert result["size"][0] == i * (side + 1 - i) and result["area"][0] == side
+        expected = np.ones(side, dtype=int)
+        expected[side - i] = 0
+        assert (pile.heights == expected).all() and result["lost"] == 2
+
+
+def test_one_dimension_visits_only_the_l_plus_one_recurrent_configurations():
+    rng = np.random.default_rng(0)
+    pile = lattice(1, 6)
+    relax_to_stationary(pile, rng)
+    seen = {}
+    for site in rng.integers(0, 6, 7000):
+        drive(pile, np.array([site]))
+        seen[tuple(pile.heights)] = seen.get(tuple(pile.heights), 0) + 1
+    assert len(seen) == 7 and all(sum(c) >= 5 for c in seen)  # at most one hole
+    frequencies = np.array(list(seen.values())) / 7000
+    assert np.allclose(frequencies, 1 / 7, atol=0.02)  # uniform over recurrent configurations
+
+
+def test_stationarity_is_detected_from_the_mean_height():
+    pile = lattice(2, 16)
+    result = relax_to_stationary(pile, np.random.default_rng(0))
+    assert result["stationary"] and 2.0 < result["mean_height"] < 2.2  # 2-D BTW: about 2.125
+    with pytest.raises(RuntimeError, match="max_batches"):
+        relax_to_stationary(lattice(2, 16), np.random.default_rng(0), max_batches=3)
+
+
+def test_exponent_fit_recovers_a_synthetic_power_law():
+    sizes = sample_discrete_power_law(1.5, 50_000, np.random.default_rng(2))
+    fit = fit_avalanche_exponent(sizes, 1, 10_000, 30, np.random.default_rng(0))
+    assert fit["ci_low"] < 1.5 < fit["ci_high"] and abs(fit["tau"] - 1.5) < 0.03
+
+
+def test_recorded_avalanches_are_seeded():
+    a, b = lattice(2, 10), lattice(2, 10)
+    ra = record_avalanches(a, 2000, np.random.default_rng(5), chunk=300)
+    rb = record_avalanches(b, 2000, np.random.default_rng(5))
+    assert (ra["size"] == rb["size"]).all() and ra["size"].size == 2000
+    with pytest.raises(ValueError, match="allowed: numba, numpy"):
+        drive(a, np.array([0]), "c")
