@@ -1,0 +1,92 @@
+"""The model protocol of AGITB and the testbed's wrapper around a model.
+
+A model under test is a plain Python class; a fresh model is `ModelClass()`. It needs:
+
+    model(x) -> int        feed one 10-bit input x (0..1023), update the model, return its
+                           prediction of the next input (0..1023)
+    model == other         the model's author decides what "same configuration" means
+    model.copy()           a deep, independent copy (cheap: the tests copy models constantly)
+
+and, optionally, `model.state_key()`: a hashable value that is equal whenever two models are
+equal (and should differ when they differ). The trace test keeps every state it has seen; with a
+key it checks membership in a set, without one it compares against each earlier state.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from typing import Protocol, runtime_checkable
+
+from intellimetry.agitb.inputs import ALL_ONES
+
+
+@runtime_checkable
+class Model(Protocol):
+    def __call__(self, x: int) -> int: ...
+    def __eq__(self, other: object) -> bool: ...
+    def copy(self) -> "Model": ...
+
+
+class Subject:
+    """A model with its cached current prediction (all zeros before the first input)."""
+
+    __slots__ = ("model", "prediction")
+
+    def __init__(self, model: Model, prediction: int = 0):
+        self.model = model
+        self.prediction = prediction
+
+    @classmethod
+    def fresh(cls, factory: Callable[[], Model]) -> "Subject":
+        return cls(factory())
+
+    def feed(self, x: int) -> int:
+        prediction = int(self.model(x))
+        if not 0 <= prediction <= ALL_ONES:
+            raise ValueError(f"{type(self.model).__name__} predicted {prediction}; predictions must lie in 0..{ALL_ONES}")
+        self.prediction = prediction
+        return prediction
+
+    def feed_all(self, inputs: Sequence[int]) -> None:
+        for x in inputs:
+            self.feed(x)
+
+    def process(self, sequence: Sequence[int]) -> list[int]:
+        """The prediction made before each element, feeding the elements in turn."""
+        predictions = []
+        for x in sequence:
+            predictions.append(self.prediction)
+            self.feed(x)
+        return predictions
+
+    def time_to_learn(self, sequence: Sequence[int], budget: int) -> int:
+        """Time steps of repeated passes until one pass is predicted exactly; `budget` if never."""
+        steps = 0
+        target = list(sequence)
+        while steps < budget:
+            if self.process(target) == target:
+                return steps
+            steps += len(target)
+        return budget
+
+    def learns(self, sequence: Sequence[int], budget: int) -> bool:
+        return self.time_to_learn(sequence, budget) < budget
+
+    def generate(self, k: int) -> list[int]:
+        """Run autoregressively: output the current prediction and feed it back, k times."""
+        outputs = []
+        for _ in range(k):
+            outputs.append(self.prediction)
+            self.feed(self.prediction)
+        return outputs
+
+    def copy(self) -> "Subject":
+        return Subject(self.model.copy(), self.prediction)
+
+    def key(self) -> Hashable | None:
+        state_key = getattr(self.model, "state_key", None)
+        return None if state_key is None else (state_key(), self.prediction)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Subject) and self.prediction == other.prediction and self.model == other.model
+
+    __hash__ = None  # mutable
