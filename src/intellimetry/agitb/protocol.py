@@ -47,8 +47,13 @@ class Subject:
         return prediction
 
     def feed_all(self, inputs: Sequence[int]) -> None:
+        """Feed many inputs; only the last prediction is kept (and checked), so the loop is tight."""
+        model, prediction = self.model, self.prediction
         for x in inputs:
-            self.feed(x)
+            prediction = model(x)
+        self.prediction = prediction
+        if not 0 <= prediction <= ALL_ONES:
+            raise ValueError(f"{type(model).__name__} predicted {prediction}; predictions must lie in 0..{ALL_ONES}")
 
     def process(self, sequence: Sequence[int]) -> list[int]:
         """The prediction made before each element, feeding the elements in turn."""
