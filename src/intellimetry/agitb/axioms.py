@@ -236,13 +236,9 @@ def measure_liveness(c: Context) -> dict:
     for index in range(s.liveness_batches):
         inputs = (structured_pattern(index, batch) if index < s.liveness_structured
                   else random_sequence(c.rng, batch))
-        # alternate which model is timed first, so warm caches favour neither
-        if index % 2:
-            complex_times.append(_timed_feed(complex_.copy(), inputs))
-            blank_times.append(_timed_feed(blank.copy(), inputs))
-        else:
-            blank_times.append(_timed_feed(blank.copy(), inputs))
-            complex_times.append(_timed_feed(complex_.copy(), inputs))
+        pairs = [(blank, blank_times), (complex_, complex_times)]
+        for subject, times in (pairs[::-1] if index % 2 else pairs):  # alternate the order: warm caches favour neither
+            times.append(_timed_feed(subject.copy(), inputs))
     limit = s.liveness_spike_factor * float(np.median(blank_times))
     return {"batch": batch, "blank": blank_times, "complex": complex_times, "limit": limit,
             **consistently_slower(complex_times, blank_times, s.z_threshold, s.min_wilcoxon_pairs)}

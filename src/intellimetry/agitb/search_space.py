@@ -17,19 +17,19 @@ MAX_ENUMERATED = 2**20
 
 def fibonacci(n: int) -> int:
     """F_n with F_0 = 0, F_1 = F_2 = 1."""
-    if n < 0:
-        raise ValueError(f"n must be non-negative, got {n}")
-    a, b = 0, 1
-    for _ in range(n):
-        a, b = b, a + b
-    return a
+    return _additive_sequence(0, 1, n)
 
 
 def lucas(n: int) -> int:
     """L_n with L_0 = 2, L_1 = 1, L_2 = 3."""
+    return _additive_sequence(2, 1, n)
+
+
+def _additive_sequence(first: int, second: int, n: int) -> int:
+    """Term n of the sequence a_{i+2} = a_{i+1} + a_i starting from (first, second)."""
     if n < 0:
         raise ValueError(f"n must be non-negative, got {n}")
-    a, b = 2, 1
+    a, b = first, second
     for _ in range(n):
         a, b = b, a + b
     return a
