@@ -13,12 +13,12 @@ def bit_matrix(inputs) -> np.ndarray:
     return (inputs[None, :] >> np.arange(BITS)[:, None]) & 1
 
 
-def draw_raster(ax, inputs, title: str = "", colour: str | None = None) -> None:
+def draw_raster(ax, inputs, title: str = "", colour: str | None = None, aspect: str = "equal") -> None:
     """Set bits as filled cells, one column per time step, bit 0 at the bottom."""
     matrix = bit_matrix(inputs)
     from matplotlib.colors import ListedColormap
 
-    ax.imshow(matrix, cmap=ListedColormap(["white", colour or COLORS["ours"]]), origin="lower", aspect="equal",
+    ax.imshow(matrix, cmap=ListedColormap(["white", colour or COLORS["ours"]]), origin="lower", aspect=aspect,
               vmin=0, vmax=1)
     ax.set_xticks(range(matrix.shape[1]), [str(t + 1) for t in range(matrix.shape[1])] if matrix.shape[1] > 1 else [""])
     ax.set_yticks(range(BITS), [str(b) for b in range(BITS)], fontsize=7)
