@@ -1,0 +1,27 @@
+"""g-index (Venkatasubramanian et al. 2021): flow programs, divergence Δ and the g-index formula."""
+from .divergence import (
+    IGNORED_KEYS,
+    association_graph,
+    divergence,
+    divergence_of_texts,
+    max_weight_clique,
+    node_similarity,
+    performance,
+    skill_level,
+)
+from .flows import FlowError, parse_flow
+from .gindex import (
+    curriculum_weights,
+    domain_distance_matrix,
+    experience,
+    g_index,
+    generalisation_difficulty,
+    task_contributions,
+)
+
+__all__ = [
+    "FlowError", "IGNORED_KEYS", "association_graph", "divergence", "divergence_of_texts",
+    "max_weight_clique", "node_similarity", "parse_flow", "performance", "skill_level",
+    "curriculum_weights", "domain_distance_matrix", "experience", "g_index", "generalisation_difficulty",
+    "task_contributions",
+]
