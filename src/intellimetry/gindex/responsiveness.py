@@ -56,41 +56,35 @@ def samples_curves(samples_per_domain, thetas, omega, experience: float, prior: 
     Returns `even` (θ × points, the evenly split curriculum) and `splits` (θ × points × n_splits, the
     random uneven splits, or the even split repeated when uneven is False) with their summaries.
     """
+    points = [(int(n), float(experience)) for n in samples_per_domain]
+    return _sweep(points, np.asarray(samples_per_domain), thetas, omega, prior, n_splits, seed, concentration, uneven)
+
+
+def compute_curves(computes, thetas, omega, per_domain: int, prior: float, n_splits: int, seed: int,
+                   concentration: float = 1.0, uneven: bool = True) -> dict:
+    """Figure 7: g-index against the experience E (the raw compute), fixed samples per domain and ρ."""
+    points = [(per_domain, float(compute)) for compute in computes]
+    return _sweep(points, np.asarray(computes, dtype=float), thetas, omega, prior, n_splits, seed, concentration,
+                  uneven)
+
+
+def _sweep(points, x, thetas, omega, prior: float, n_splits: int, seed: int, concentration: float,
+           uneven: bool) -> dict:
+    """The g-index at each (samples per domain, experience) point, one line per uniform θ."""
     omega = np.asarray(omega, dtype=float)
     n_domains = omega.shape[1]
     rng = np.random.default_rng(seed)
     thetas = [float(t) for t in thetas]
-    even = np.empty((len(thetas), len(samples_per_domain)))
-    splits = np.empty((len(thetas), len(samples_per_domain), n_splits))
-    for p, per_domain in enumerate(samples_per_domain):
+    even = np.empty((len(thetas), len(points)))
+    splits = np.empty((len(thetas), len(points), n_splits))
+    for p, (per_domain, experience) in enumerate(points):
         curricula = (uneven_splits(per_domain, n_domains, n_splits, rng, concentration) if uneven
                      else np.tile(even_split(per_domain, n_domains), (n_splits, 1)))
         for t, theta in enumerate(thetas):
             uniform = np.full(omega.shape[0], theta)
             even[t, p] = g_index(uniform, omega, even_split(per_domain, n_domains), experience, prior)
             splits[t, p] = [g_index(uniform, omega, c, experience, prior) for c in curricula]
-    return {"x": np.asarray(samples_per_domain), "thetas": thetas, "even": even, "splits": splits,
-            **_curve_summary(splits)}
-
-
-def compute_curves(computes, thetas, omega, per_domain: int, prior: float, n_splits: int, seed: int,
-                   concentration: float = 1.0, uneven: bool = True) -> dict:
-    """Figure 7: g-index against the experience E (the raw compute), fixed samples per domain and ρ."""
-    omega = np.asarray(omega, dtype=float)
-    n_domains = omega.shape[1]
-    rng = np.random.default_rng(seed)
-    thetas = [float(t) for t in thetas]
-    even = np.empty((len(thetas), len(computes)))
-    splits = np.empty((len(thetas), len(computes), n_splits))
-    for p, compute in enumerate(computes):
-        curricula = (uneven_splits(per_domain, n_domains, n_splits, rng, concentration) if uneven
-                     else np.tile(even_split(per_domain, n_domains), (n_splits, 1)))
-        for t, theta in enumerate(thetas):
-            uniform = np.full(omega.shape[0], theta)
-            even[t, p] = g_index(uniform, omega, even_split(per_domain, n_domains), float(compute), prior)
-            splits[t, p] = [g_index(uniform, omega, c, float(compute), prior) for c in curricula]
-    return {"x": np.asarray(computes, dtype=float), "thetas": thetas, "even": even, "splits": splits,
-            **_curve_summary(splits)}
+    return {"x": x, "thetas": thetas, "even": even, "splits": splits, **_curve_summary(splits)}
 
 
 def random_omega(n_tasks: int, n_curriculum: int, mean: float, sd: float, rng: np.random.Generator) -> np.ndarray:
