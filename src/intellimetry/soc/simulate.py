@@ -5,7 +5,7 @@ import numpy as np
 
 from intellimetry.soc.kernels import drive
 from intellimetry.soc.sandpile import Sandpile
-from intellimetry.stats import bootstrap_interval, fit_discrete_power_law
+from intellimetry.stats import fit_with_interval
 
 
 def relax_to_stationary(pile: Sandpile, rng: np.random.Generator, batch: int | None = None, window: int = 5,
@@ -48,10 +48,7 @@ def fit_avalanche_exponent(sizes, s_min: int, s_max: int, resamples: int, rng: n
                            level: float = 0.95) -> dict:
     """tau of P(s) ∝ s^-tau by discrete MLE on [s_min, s_max], with a percentile bootstrap interval."""
     sizes = np.asarray(sizes)
-    inside = sizes[(sizes >= s_min) & (sizes <= s_max)]
-    fit = fit_discrete_power_law(inside, s_min, s_max)
-    interval = bootstrap_interval(inside, lambda s: fit_discrete_power_law(s, s_min, s_max).alpha,
-                                  resamples, rng, level=level)
+    fit, interval = fit_with_interval(sizes, s_min, s_max, resamples, rng, level)
     return {"tau": fit.alpha, "tau_se": fit.sigma, "ci_low": interval.low, "ci_high": interval.high,
             "s_min": s_min, "s_max": s_max, "avalanches_in_range": fit.n,
             "avalanches": int(sizes.size), "nonzero": int((sizes > 0).sum())}

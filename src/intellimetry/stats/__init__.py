@@ -6,9 +6,10 @@ from intellimetry.stats.powerlaw_fit import (
     fit_discrete_power_law,
     fit_log_binned,
     fit_raw_histogram,
+    fit_with_interval,
     log_binned_frequency,
     sample_discrete_power_law,
 )
 
 __all__ = ["Interval", "LineFit", "PowerLawFit", "bootstrap_interval", "fit_discrete_power_law",
-           "fit_log_binned", "fit_raw_histogram", "log_binned_frequency", "sample_discrete_power_law"]
+           "fit_log_binned", "fit_raw_histogram", "fit_with_interval", "log_binned_frequency", "sample_discrete_power_law"]

@@ -7,6 +7,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy import special, stats
 
+from intellimetry.stats.bootstrap import bootstrap_interval
+
 # powerlaw's default alpha range for discrete fits is [0, 3], which silently clips steep tails.
 ALPHA_RANGE = (1.0001, 20.0)
 
@@ -110,3 +112,14 @@ def _line_fit(k: np.ndarray, frequency: np.ndarray, k_min: int, k_max: int) -> L
     result = stats.linregress(x, y)
     return LineFit(alpha=float(-result.slope), intercept=float(result.intercept),
                    r2=float(result.rvalue**2), points=int(k.size), k_min=k_min, k_max=k_max)
+
+
+def fit_with_interval(samples, k_min: int, k_max: int, resamples: int, rng: np.random.Generator,
+                      level: float = 0.95):
+    """The discrete MLE on [k_min, k_max] and a percentile bootstrap interval of its alpha over the
+    samples in that range: (PowerLawFit, Interval)."""
+    inside = _inside(samples, k_min, k_max)
+    fit = fit_discrete_power_law(inside, k_min, k_max)
+    interval = bootstrap_interval(inside, lambda s: fit_discrete_power_law(s, k_min, k_max).alpha,
+                                  resamples, rng, level=level)
+    return fit, interval

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from intellimetry.stats import bootstrap_interval, fit_discrete_power_law, fit_log_binned
+from intellimetry.stats import fit_log_binned, fit_with_interval
 from intellimetry.survival.levels import classify_interval
 
 
@@ -13,11 +13,8 @@ def estimate_decay_rate(failures, k_min: int, k_max: int, resamples: int, rng: n
     events, the level (and whether the interval straddles a boundary), and the log-binned
     least-squares slope and R² for comparison with the paper's style of fit."""
     failures = np.asarray(failures)
-    inside = failures[(failures >= k_min) & (failures <= k_max)]
-    mle = fit_discrete_power_law(inside, k_min, k_max)
-    interval = bootstrap_interval(inside, lambda s: fit_discrete_power_law(s, k_min, k_max).alpha,
-                                  resamples, rng, level=level)
-    binned = fit_log_binned(inside, k_min, k_max, bins_per_decade)
+    mle, interval = fit_with_interval(failures, k_min, k_max, resamples, rng, level)
+    binned = fit_log_binned(failures, k_min, k_max, bins_per_decade)
     return {
         "alpha": mle.alpha, "alpha_se": mle.sigma, "ci_low": interval.low, "ci_high": interval.high,
         "ci_level": level, "resamples": resamples, "events": int(failures.size), "events_in_range": mle.n,
