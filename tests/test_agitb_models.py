@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from intellimetry.agitb.inputs import ALL_ONES, invert, random_sequence, trivial
 from intellimetry.agitb.models import (
@@ -148,8 +150,9 @@ def test_history_random_depends_on_the_whole_history():
     assert a.steps == 4
 
 
-def test_order_1_predicts_the_latest_successor():
-    model = OrderKLookup(1)
+@pytest.mark.parametrize("make", [lambda: OrderKLookup(1), Order1Lookup])
+def test_order_1_predicts_the_latest_successor(make):
+    model = make()
     model(40)
     model(3)
     assert model(40) == 3
@@ -157,7 +160,67 @@ def test_order_1_predicts_the_latest_successor():
     model(2)
     assert model(40) == 17
     assert model(999) == 0  # unseen context
-    assert OrderKLookup(1) == Order1Lookup()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, ALL_ONES), max_size=300), st.lists(st.integers(0, 15), max_size=300))
+def test_compiled_order_1_predicts_exactly_what_the_reference_does(inputs, small):
+    # Small values revisit contexts, so overwrites and repeated successors are exercised.
+    compiled, reference = Order1Lookup(), OrderKLookup(1)
+    for x in inputs + small + inputs[::-1]:
+        assert compiled(x) == reference(x)
+    assert compiled.steps == reference.steps
+    assert {c: int(s) for c, s in enumerate(compiled.table) if s >= 0} == reference.table
+
+
+def _mix64(z: int) -> int:
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & (2**64 - 1)
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & (2**64 - 1)
+    return z ^ (z >> 31)
+
+
+def test_history_random_is_the_documented_hash_of_the_history():
+    model, h = HistoryRandom(), 0x9E3779B97F4A7C15
+    for x in unmasked(16, 500):
+        h = _mix64((h * 0x100000001B3 + x + 1) & (2**64 - 1))
+        assert model(x) == h >> 54
+    assert int(model.state[0]) == h
+
+
+def _online_step_reference(weights, features, probabilities, x, rate=0.5):
+    """The delta rule in plain numpy, written from the docstring of OnlineBitPredictor."""
+    target = np.array([x >> i & 1 for i in range(10)], dtype=float)
+    weights += np.outer(features, rate * (target - probabilities))
+    features = np.concatenate([target, features[:-11], [1.0]])
+    z = features @ weights
+    probabilities = 1 / (1 + np.exp(-z))
+    prediction = sum(1 << i for i in range(10) if z[i] > 0) & ~x & ALL_ONES
+    return weights, features, probabilities, prediction
+
+
+@pytest.mark.parametrize("lags", [1, 2, 7])
+def test_online_bit_predictor_is_the_delta_rule(lags):
+    model = OnlineBitPredictor(lags)
+    weights, features, probabilities = np.zeros((10 * lags + 1, 10)), np.r_[np.zeros(10 * lags), 1.0], np.full(10, 0.5)
+    for x in admissible(17, 300):
+        weights, features, probabilities, prediction = _online_step_reference(weights, features, probabilities, x)
+        assert model(x) == prediction
+    np.testing.assert_allclose(model.weights, weights, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(model.features, features)
+
+
+BATCHED = [name for name in NAMES if hasattr(CANDIDATES[name], "feed_many")]
+
+
+@pytest.mark.parametrize("name", BATCHED)
+@settings(max_examples=25, deadline=None)
+@given(warm_up=st.lists(st.integers(0, ALL_ONES), max_size=50),
+       batch=st.lists(st.integers(0, ALL_ONES), min_size=1, max_size=200))
+def test_a_batch_leaves_the_model_exactly_as_single_steps_do(name, warm_up, batch):
+    stepped, batched = fed(CANDIDATES[name](), warm_up), fed(CANDIDATES[name](), warm_up)
+    last = [stepped(x) for x in batch][-1]
+    assert batched.feed_many(np.array(batch, dtype=np.int64)) == last
+    assert batched == stepped and batched.state_key() == stepped.state_key()
 
 
 def test_order_7_learns_a_repeating_cycle_after_two_passes():

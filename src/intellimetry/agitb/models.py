@@ -9,8 +9,10 @@ the trace test asks for it after every input.
 The docstrings say which of the twelve tests each candidate is built to meet and which it cannot,
 and why; the verdicts in the book come from running the suite, not from these notes.
 
-Per-step work on tiny state uses plain Python ints, dicts and tuples, several times faster per
-call than numpy; only the online predictor's weight matrix is a numpy array.
+The order-1 lookup, the history-random predictor and the online predictor run compiled kernels
+(`kernels`) and offer the optional `feed_many` batch; the order-k lookup stays plain Python (a
+dict keyed by the packed context, which needs 10·k bits) as the readable reference that the
+compiled order-1 model is tested against.
 """
 from __future__ import annotations
 
@@ -18,23 +20,15 @@ import importlib
 
 import numpy as np
 
+from intellimetry.agitb import kernels
 from intellimetry.agitb.inputs import ALL_ONES, BITS
 
-_MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
-_FNV_PRIME = 0x100000001B3
 # Input counters ("clocks") start here rather than at 0: CPython caches the ints up to 256, so a
 # counter starting at 0 makes a fresh model's first steps slightly cheaper than an experienced
 # model's, and the liveness test's paired comparison can detect a difference that small.
 _CLOCK_ORIGIN = 1 << 16
 _ABSENT = -1  # the "successor" of a context not yet in a lookup table
-
-
-def _mix64(z: int) -> int:
-    """The splitmix64 finaliser: a bijection on 64-bit ints that scatters every input bit."""
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-    return z ^ (z >> 31)
 
 
 class AlwaysZero:
@@ -50,6 +44,9 @@ class AlwaysZero:
     __slots__ = ()
 
     def __call__(self, x: int) -> int:
+        return 0
+
+    def feed_many(self, inputs: np.ndarray) -> int:
         return 0
 
     def __eq__(self, other: object) -> bool:
@@ -89,6 +86,9 @@ class Echo:
         self.last = x
         return x
 
+    def feed_many(self, inputs: np.ndarray) -> int:
+        return self(int(inputs[-1]))
+
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and other.last == self.last
 
@@ -124,53 +124,53 @@ class ComplementEcho(Echo):
         self.last = x
         return ALL_ONES ^ x
 
+    def feed_many(self, inputs: np.ndarray) -> int:
+        return self(int(inputs[-1]))
+
 
 class HistoryRandom:
     """A deterministic pseudo-random predictor seeded by the whole input history.
 
     State: a 64-bit running hash of every input so far (FNV-style multiply-and-add of the input,
-    then the splitmix64 finaliser) and an input counter (the clock); the prediction is the hash's
-    top ten bits. Meets 1, 2, 3 (the clock alone makes every state new) and 4 (the hash depends
-    on order). Learns nothing: a prediction matches a given input with probability 2^-10, so it
-    fails 5 ({x, ~x} is practically never predicted twice in a row) and every test that needs a
-    learnable sequence; in 10 and 11 it is at chance level, and with thousands of trials some
-    trial falls below the bar.
+    then the splitmix64 finaliser) and an input counter (the clock), both in one uint64 array
+    stepped by a compiled kernel; the prediction is the hash's top ten bits. Meets 1, 2, 3 (the
+    clock alone makes every state new) and 4 (the hash depends on order). Learns nothing: a
+    prediction matches a given input with probability 2^-10, so it fails 5 ({x, ~x} is
+    practically never predicted twice in a row) and every test that needs a learnable sequence;
+    in 10 and 11 it is at chance level, and with thousands of trials some trial falls below the
+    bar.
     """
 
-    __slots__ = ("hash", "clock")
-
-    _SEED = _GOLDEN
+    __slots__ = ("state",)
 
     def __init__(self) -> None:
-        self.hash = self._SEED
-        self.clock = _CLOCK_ORIGIN
+        self.state = np.array([_GOLDEN, _CLOCK_ORIGIN], dtype=np.uint64)
 
     @property
     def steps(self) -> int:
-        return self.clock - _CLOCK_ORIGIN
+        return int(self.state[1]) - _CLOCK_ORIGIN
 
     def __call__(self, x: int) -> int:
-        h = _mix64((self.hash * _FNV_PRIME + x + 1) & _MASK64)
-        self.hash = h
-        self.clock += 1
-        return h >> (64 - BITS)
+        return kernels.history_step(self.state, x)
+
+    def feed_many(self, inputs: np.ndarray) -> int:
+        return kernels.history_feed(self.state, inputs)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.clock == self.clock and other.hash == self.hash
+        return type(other) is type(self) and other.state.tobytes() == self.state.tobytes()
 
     __hash__ = None
 
     def copy(self) -> "HistoryRandom":
         clone = object.__new__(type(self))
-        clone.hash = self.hash
-        clone.clock = self.clock
+        clone.state = self.state.copy()
         return clone
 
-    def state_key(self) -> tuple[int, int]:
-        return (self.clock, self.hash)
+    def state_key(self) -> bytes:
+        return self.state.tobytes()
 
     def __repr__(self) -> str:
-        return f"HistoryRandom(steps={self.steps}, hash={self.hash:#018x})"
+        return f"HistoryRandom(steps={self.steps}, hash={int(self.state[0]):#018x})"
 
 
 class OrderKLookup:
@@ -252,13 +252,46 @@ class OrderKLookup:
         return f"{type(self).__name__}(k={self.k}, steps={self.steps}, entries={len(self.table)})"
 
 
-class Order1Lookup(OrderKLookup):
-    """`OrderKLookup` with k = 1: the successor of the last input."""
+class Order1Lookup:
+    """`OrderKLookup` with k = 1, compiled: the table is a 1024-entry array (-1: no successor
+    yet) and every step runs in numba, a few nanoseconds per input in a batch. It gives exactly
+    the predictions of `OrderKLookup(1)` (the tests compare them); the table hash uses the
+    splitmix64 finaliser instead of Python's tuple hash. `copy()` copies 8 KiB.
+    """
 
-    __slots__ = ()
+    __slots__ = ("table", "state")
 
     def __init__(self) -> None:
-        super().__init__(1)
+        self.table = np.full(ALL_ONES + 1, _ABSENT, dtype=np.int64)
+        self.state = np.array([0, _CLOCK_ORIGIN, 0], dtype=np.uint64)  # context, clock, table hash
+
+    @property
+    def steps(self) -> int:
+        return int(self.state[1]) - _CLOCK_ORIGIN
+
+    def __call__(self, x: int) -> int:
+        return kernels.order1_step(self.table, self.state, x)
+
+    def feed_many(self, inputs: np.ndarray) -> int:
+        return kernels.order1_feed(self.table, self.state, inputs)
+
+    def __eq__(self, other: object) -> bool:
+        return (type(other) is type(self) and other.state.tobytes() == self.state.tobytes()
+                and other.table.tobytes() == self.table.tobytes())
+
+    __hash__ = None
+
+    def copy(self) -> "Order1Lookup":
+        clone = object.__new__(type(self))
+        clone.table = self.table.copy()
+        clone.state = self.state.copy()
+        return clone
+
+    def state_key(self) -> bytes:
+        return self.state.tobytes()
+
+    def __repr__(self) -> str:
+        return f"Order1Lookup(steps={self.steps}, entries={int((self.table >= 0).sum())})"
 
 
 class Order7Lookup(OrderKLookup):
@@ -272,14 +305,6 @@ class Order7Lookup(OrderKLookup):
 
 # --- OnlineBitPredictor ---------------------------------------------------------------------------
 
-_BIT_VECTORS = np.array([[x >> i & 1 for i in range(BITS)] for x in range(ALL_ONES + 1)], dtype=np.float64)
-_BIT_VECTORS.flags.writeable = False
-_BIT_VECTOR = tuple(_BIT_VECTORS)  # one read-only row per input: faster to pick than by fancy indexing
-_POWERS_OF_TWO = 1 << np.arange(BITS, dtype=np.int64)
-_ONE = np.ones(1)
-_ONE.flags.writeable = False
-
-
 class OnlineBitPredictor:
     """Ten online logistic units, one per bit of the next input, over the bits of the last `lags`
     inputs (10·lags binary features and a bias), trained by the delta rule (the gradient of the
@@ -290,11 +315,10 @@ class OnlineBitPredictor:
     State: the weights W (10·lags + 1 rows of 10 floats: row 10·lag + i is bit i of the input
     `lag` steps back, the last row the bias), the features of the last `lags` inputs (zeros when
     fresh) and the clock. Equality is exact: the same clock and bit-identical arrays;
-    `state_key()` is the clock, the features and a hash of W's bytes. The step is dense numpy
-    (outer-product update, one matrix-vector product): on 21 x 10 weights it is as fast as a
-    sparse pure-Python version, it is twice as fast with seven lags, and its cost does not depend
-    on how many bits the recent inputs have set, so a fresh model's first steps are not cheaper
-    than an experienced model's (the liveness test compares the two).
+    `state_key()` is the clock, the features and a hash of W's bytes. The step is a compiled
+    kernel with dense loops (update every weight, then one matrix-vector product), so its cost
+    does not depend on how many bits the recent inputs have set and a fresh model's first steps
+    are not cheaper than an experienced model's (the liveness test compares the two).
 
     Built for 1, 2, 3 (the clock), 4 (the recent inputs differ) and 5: {x, ~x} is two linearly
     separable points, which the delta rule learns within a few passes, and the mask makes {x, x}
@@ -318,7 +342,7 @@ class OnlineBitPredictor:
     single timing spikes of a shared machine rather than on a consistent slow-down.
     """
 
-    __slots__ = ("lags", "weights", "features", "clock", "probabilities")
+    __slots__ = ("lags", "weights", "features", "probabilities", "clock")
 
     LEARNING_RATE = 0.5
 
@@ -327,27 +351,22 @@ class OnlineBitPredictor:
             raise ValueError(f"lags must be a positive int, got {lags!r}")
         self.lags = lags
         self.weights = np.zeros((lags * BITS + 1, BITS))
-        features = np.zeros(lags * BITS + 1)
-        features[-1] = 1.0  # the bias
-        self.features = features  # replaced, never changed in place: copies may share it
-        self.clock = _CLOCK_ORIGIN
+        self.features = np.zeros(lags * BITS + 1)
+        self.features[-1] = 1.0  # the bias
         self.probabilities = np.full(BITS, 0.5)  # of the prediction just made; follows from the rest
+        self.clock = _CLOCK_ORIGIN
 
     @property
     def steps(self) -> int:
         return self.clock - _CLOCK_ORIGIN
 
     def __call__(self, x: int) -> int:
-        target = _BIT_VECTOR[x]
-        weights = self.weights
-        # Delta rule: move the weights of the active features towards the input that came.
-        weights += self.features[:, None] * (self.LEARNING_RATE * (target - self.probabilities))
-        # Shift x into the features and predict.
-        features = self.features = np.concatenate((target, self.features[:-BITS - 1], _ONE))
-        z = features @ weights
-        self.probabilities = 0.5 + 0.5 * np.tanh(0.5 * z)  # the logistic function, without overflow
         self.clock += 1
-        return int(_POWERS_OF_TWO @ (z > 0.0)) & ~x & ALL_ONES
+        return kernels.online_bits_step(self.weights, self.features, self.probabilities, x, self.LEARNING_RATE)
+
+    def feed_many(self, inputs: np.ndarray) -> int:
+        self.clock += len(inputs)
+        return kernels.online_bits_feed(self.weights, self.features, self.probabilities, inputs, self.LEARNING_RATE)
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, OnlineBitPredictor) and other.clock == self.clock
@@ -360,9 +379,9 @@ class OnlineBitPredictor:
         clone = object.__new__(type(self))
         clone.lags = self.lags
         clone.weights = self.weights.copy()
-        clone.features = self.features
+        clone.features = self.features.copy()
+        clone.probabilities = self.probabilities.copy()
         clone.clock = self.clock
-        clone.probabilities = self.probabilities
         return clone
 
     def state_key(self) -> tuple:
