@@ -236,3 +236,14 @@ def test_consistently_slower():
     rng = np.random.default_rng(3)
     noise = rng.normal(1.0, 0.1, 100)
     assert not consistently_slower(noise, rng.permutation(noise))["slower"]
+
+
+def test_repeated_false_alarm():
+    from intellimetry.agitb.wilcoxon import repeated_false_alarm
+    assert repeated_false_alarm(3.090, 0) == 0.0
+    single = repeated_false_alarm(3.090, 1)
+    assert single == pytest.approx(scipy.stats.norm.sf(3.090))
+    assert repeated_false_alarm(3.090, 5000) == pytest.approx(1 - (1 - single) ** 5000)
+    assert repeated_false_alarm(3.090, 5000) > 0.99
+    with pytest.raises(ValueError):
+        repeated_false_alarm(3.090, -1)

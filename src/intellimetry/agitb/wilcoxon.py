@@ -39,3 +39,12 @@ def consistently_slower(complex_times, blank_times, z_threshold: float = 3.090, 
     z, pairs = signed_rank_z(complex_times, blank_times)
     # Too few informative pairs cannot support the claim (spec: at least 20 non-zero).
     return {"z": z, "pairs": pairs, "slower": bool(z > z_threshold and pairs >= min_pairs)}
+
+
+def repeated_false_alarm(z_threshold: float, repetitions: int) -> float:
+    """Chance that `repetitions` independent one-sided tests at z > z_threshold raise at least one
+    alarm when nothing differs (the liveness test fails at its first alarm)."""
+    if repetitions < 0:
+        raise ValueError(f"repetitions must be non-negative, got {repetitions}")
+    per_test = 0.5 * math.erfc(z_threshold / math.sqrt(2))  # upper tail of the standard normal
+    return 1.0 - (1.0 - per_test) ** repetitions
