@@ -113,3 +113,49 @@ def test_domain_distance_matrix_rounds_and_checks():
         domain_distance_matrix({"p": [fn("x")], "q": []})
     with pytest.raises(ValueError, match="either, strict"):
         domain_distance_matrix({"p": [fn("x")]}, rule="and")
+
+
+# --- Ω from a directory of flow records (how the strict-rule reference matrix was made) -----------
+
+def _record(path, domain, nodes):
+    import json
+    path.write_text(json.dumps({"name": domain, "text": "a task", "flow": nodes}))
+
+
+def test_omega_from_flow_records_matches_the_library_and_writes_the_reference_layout(tmp_path):
+    from intellimetry.gindex.omega_from_flows import load_flow_records, main
+    from intellimetry.gindex.reference import load_domain_distance
+    first = [{"id": "a", "type": "function", "func": "return msg;", "wires": [["b"]]},
+             {"id": "b", "type": "debug", "active": True, "wires": []}]
+    second = [{"id": "c", "type": "inject", "repeat": "60", "wires": [["d"]]},
+              {"id": "d", "type": "debug", "active": False, "wires": []}]
+    _record(tmp_path / "z-1.json", "beta", second)  # file order must not matter: domains come out sorted
+    _record(tmp_path / "a-1.json", "alpha", first)
+    flows = load_flow_records(tmp_path)
+    assert list(flows) == ["alpha", "beta"]
+    names, expected = domain_distance_matrix(flows)
+    out = tmp_path / "omega.csv"
+    assert main([str(tmp_path), "--out", str(out), "--source", "a test"]) == 0
+    assert out.read_text().startswith("# Source: a test\n")
+    import pandas as pd
+    frame = pd.read_csv(out, comment="#", index_col=0)
+    np.testing.assert_array_equal(frame.to_numpy(), expected)
+    # by hand: Δ(first, second): the debug nodes share type, 0 of 1 key equal for either direction -> S = 0 -> Δ = 1
+    assert expected[0, 1] == expected[1, 0] == 1.0
+    # the shipped matrices load and differ only where the strict rule rejects a pair
+    either, strict = load_domain_distance("either"), load_domain_distance("strict")
+    assert list(either.index) == list(strict.index) and (strict.to_numpy() >= either.to_numpy() - 1e-12).all()
+    with pytest.raises(ValueError, match="allowed: either, strict"):
+        load_domain_distance("loose")
+
+
+def test_omega_from_flow_records_rejects_bad_records(tmp_path):
+    from intellimetry.gindex.omega_from_flows import load_flow_records
+    with pytest.raises(ValueError, match="no \\*.json"):
+        load_flow_records(tmp_path)
+    (tmp_path / "bad.json").write_text('{"flow": []}')
+    with pytest.raises(ValueError, match="needs 'name'"):
+        load_flow_records(tmp_path)
+    _record(tmp_path / "bad.json", "x", [{"id": "a", "type": "debug", "wires": [["nowhere"]]}])
+    with pytest.raises(ValueError, match="dangling wire"):
+        load_flow_records(tmp_path)

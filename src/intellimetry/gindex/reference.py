@@ -8,7 +8,7 @@ import yaml
 from intellimetry.paths import reference_file
 
 TABLE1_INPUTS = "gindex/table1-inputs.csv"
-DOMAIN_DISTANCE = "gindex/domain-distance.csv"
+DOMAIN_DISTANCE = {"either": "gindex/domain-distance.csv", "strict": "gindex/domain-distance-strict.csv"}
 TABLE1 = "gindex/table1.yaml"
 RESPONSIVENESS = "gindex/responsiveness.yaml"
 
@@ -20,9 +20,14 @@ def load_table1_inputs() -> pd.DataFrame:
     return frame
 
 
-def load_domain_distance() -> pd.DataFrame:
-    """Ω from the authors' sample flows: rows = test domain, columns = curriculum domain (asymmetric)."""
-    frame = pd.read_csv(reference_file(DOMAIN_DISTANCE), comment="#", index_col=0)
+def load_domain_distance(rule: str = "either") -> pd.DataFrame:
+    """Ω from the authors' sample flows: rows = test domain, columns = curriculum domain (asymmetric).
+
+    rule "either" is the authors' matrix (the reference association rule); "strict" is the same
+    sample flows under the strict rule (made by `intellimetry.gindex.omega_from_flows`)."""
+    if rule not in DOMAIN_DISTANCE:
+        raise ValueError(f"unknown association rule {rule!r}; allowed: {', '.join(DOMAIN_DISTANCE)}")
+    frame = pd.read_csv(reference_file(DOMAIN_DISTANCE[rule]), comment="#", index_col=0)
     frame.index.name = "test_domain"
     frame.columns.name = "curriculum_domain"
     if list(frame.index) != list(frame.columns):
