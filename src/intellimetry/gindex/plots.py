@@ -1,0 +1,76 @@
+"""Drawings for the g-index chapter: a flow as a DAG, an association graph with its maximum clique,
+and a domain-distance heat map."""
+from __future__ import annotations
+
+import textwrap
+
+import matplotlib.pyplot as plt
+import networkx as nx
+import numpy as np
+
+from intellimetry.plotting.style import COLORS
+
+
+def dag_layout(graph: nx.DiGraph) -> dict:
+    """Wired nodes by topological generation, left to right; unwired nodes (the tab node, config
+    nodes) in a row underneath."""
+    wired = graph.subgraph(n for n in graph if graph.degree(n) > 0)
+    pos = {}
+    for layer, nodes in enumerate(nx.topological_generations(wired)):
+        for rank, node in enumerate(sorted(nodes, key=str)):
+            pos[node] = (float(layer), (len(nodes) - 1) / 2 - rank)
+    bottom = min((y for _, y in pos.values()), default=0.0) - 1.2
+    for column, node in enumerate(n for n in graph if n not in pos):
+        pos[node] = (float(column), bottom)
+    return pos
+
+
+def node_label(graph: nx.DiGraph, node) -> str:
+    """A node's type, wrapped for a small drawing."""
+    return "\n".join(textwrap.wrap(graph.nodes[node]["node"]["type"], 9, break_on_hyphens=True))
+
+
+def draw_flow(ax, graph: nx.DiGraph, title: str = "") -> None:
+    """A flow's DAG: one box per node labelled with its type, arrows for wires."""
+    pos = dag_layout(graph)
+    nx.draw_networkx_edges(graph, pos, ax=ax, arrows=True, arrowsize=10, edge_color="0.4", node_size=900)
+    nx.draw_networkx_labels(graph, pos, {n: node_label(graph, n) for n in graph}, ax=ax, font_size=6,
+                            bbox={"boxstyle": "round,pad=0.3", "fc": "white", "ec": COLORS["ours"]})
+    ax.set_title("\n".join(textwrap.wrap(title, 70)), fontsize=8)
+    xs, ys = zip(*pos.values())  # labels do not widen the axes by themselves
+    ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
+    ax.set_ylim(min(ys) - 0.6, max(ys) + 0.6)
+    ax.set_axis_off()
+
+
+def draw_association(ax, assoc: nx.Graph, clique, g1: nx.DiGraph, g2: nx.DiGraph) -> None:
+    """The association graph: vertex (u, v) labelled with the node types and s(u, v); the
+    maximum-weight clique coloured, its edges dark, every other edge light."""
+    in_clique = set(clique)
+    pos = nx.circular_layout(sorted(assoc.nodes, key=str))
+    clique_edges = [e for e in assoc.edges if e[0] in in_clique and e[1] in in_clique]
+    other_edges = [e for e in assoc.edges if e not in clique_edges]
+    nx.draw_networkx_edges(assoc, pos, edgelist=other_edges, ax=ax, edge_color="0.85", width=0.8)
+    nx.draw_networkx_edges(assoc, pos, edgelist=clique_edges, ax=ax, edge_color=COLORS["neutral"], width=1.8)
+    colours = [COLORS["autonomous"] if v in in_clique else "white" for v in assoc.nodes]
+    nx.draw_networkx_nodes(assoc, pos, ax=ax, node_size=900, node_color=colours, edgecolors="0.3")
+    labels = {(u, v): f"{g1.nodes[u]['node']['type'][:10]}\n{g2.nodes[v]['node']['type'][:10]}\n"
+                      f"s={assoc.nodes[(u, v)]['weight']:.2f}" for u, v in assoc.nodes}
+    nx.draw_networkx_labels(assoc, pos, labels, ax=ax, font_size=6)
+    ax.margins(0.12)
+    ax.set_axis_off()
+
+
+def draw_domain_distance(ax, omega: np.ndarray, names, annotate: bool = True) -> plt.cm.ScalarMappable:
+    """Ω as a heat map, rows = test domain, columns = curriculum domain; returns the image."""
+    image = ax.imshow(omega, cmap="viridis", vmin=0.0, vmax=1.0)
+    ax.set_xticks(range(len(names)), names, rotation=90, fontsize=7)
+    ax.set_yticks(range(len(names)), names, fontsize=7)
+    ax.set_xlabel("curriculum domain b")
+    ax.set_ylabel("test domain a")
+    ax.grid(False)
+    if annotate:
+        for (a, b), value in np.ndenumerate(omega):
+            ax.text(b, a, f"{value:.2f}".lstrip("0") if value < 1 else "1", ha="center", va="center", fontsize=5,
+                    color="white" if value < 0.5 else "black")
+    return image
