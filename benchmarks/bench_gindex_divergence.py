@@ -1,9 +1,7 @@
-"""Divergence speed: the full pairwise Δ matrix of 400 random Node-RED flows.
+"""Divergence speed: the full pairwise Δ matrix of 400 generated Node-RED flows.
 
-Flows are generated here (seeded): one `tab` node plus 3–12 nodes of six common types (inject,
-function, http request, change, template, debug), a few properties each drawn from small value
-pools (so same-type nodes often agree on some keys), wired as a DAG (each node after the first has
-an earlier parent; a few extra forward wires). Δ is not symmetric in general (node similarity
+The flows are the project's task generators' reference flows (`intellimetry.gindex.domains`):
+25 tasks from each of the 16 domains, seeded. Δ is not symmetric in general (node similarity
 counts only the first node's keys), so the full matrix is every ordered pair of distinct flows:
 N·(N − 1) = 159,600 pairs for N = 400 (the diagonal is 0 by definition and not computed).
 Association-graph construction and the maximum-weight clique search are timed separately.
@@ -14,62 +12,21 @@ Goal: the whole matrix in < 5 min on one core.
 from __future__ import annotations
 
 import argparse
-import random
+import math
 import sys
 import time
 
 from intellimetry.gindex import association_graph, divergence, max_weight_clique, parse_flow
+from intellimetry.gindex.domains import DOMAINS, generate_corpus
 
 GOAL_SECONDS = 300.0
-POOLS = {
-    "inject": {
-        "repeat": ["", "60", "3600"], "crontab": ["", "*/5 * * * *", "00 09 * * 1-5"], "once": [False, True],
-        "topic": ["", "tick"], "payload": ["", "hello"], "payloadType": ["date", "str"],
-    },
-    "function": {
-        "func": ["return msg;", "msg.payload = msg.payload.length;\nreturn msg;", "node.warn(msg);\nreturn null;"],
-        "outputs": [1, 2], "noerr": [0],
-    },
-    "http request": {
-        "method": ["GET", "POST"], "ret": ["txt", "obj"], "paytoqs": ["ignore", "query"],
-        "url": ["https://example.com/api", "https://example.org/feed", "https://example.net/search"],
-        "tls": [""], "persist": [False, True],
-    },
-    "change": {
-        "rules": [[{"t": "set", "p": "payload", "pt": "msg", "to": "ok", "tot": "str"}],
-                  [{"t": "delete", "p": "topic", "pt": "msg"}],
-                  [{"t": "move", "p": "payload", "pt": "msg", "to": "data", "tot": "msg"}]],
-        "action": [""], "property": [""], "reg": [False],
-    },
-    "template": {
-        "field": ["payload"], "fieldType": ["msg"], "format": ["handlebars", "html"], "syntax": ["mustache", "plain"],
-        "template": ["Hello {{payload}}", "<p>{{payload.title}}</p>", "Result: {{payload}}"], "output": ["str", "json"],
-    },
-    "debug": {
-        "active": [True, False], "tosidebar": [True], "console": [False, True], "complete": ["payload", "true"],
-    },
-}
-MIDDLE_TYPES = ["function", "http request", "change", "template"]
 
 
-def random_flow(rng: random.Random) -> list[dict]:
-    """One random Node-RED flow: a tab, an inject first, a debug last, a DAG in between."""
-    tab_id = f"{rng.getrandbits(32):08x}.{rng.getrandbits(20):05x}"
-    size = rng.randint(3, 12)
-    types = ["inject"] + [rng.choice(MIDDLE_TYPES + ["debug"]) for _ in range(size - 2)] + ["debug"]
-    ids = [f"{rng.getrandbits(32):08x}.{rng.getrandbits(20):05x}" for _ in types]
-    nodes = []
-    for i, node_type in enumerate(types):
-        node = {"id": ids[i], "type": node_type, "z": tab_id, "name": rng.choice(["", f"step {i}"]),
-                "x": rng.uniform(100, 900), "y": rng.uniform(40, 600), "wires": [[]]}
-        node.update({key: rng.choice(values) for key, values in POOLS[node_type].items()})
-        nodes.append(node)
-    for i in range(1, size):  # every node after the first has an earlier parent: a connected DAG
-        for parent in {rng.randrange(i)} | ({rng.randrange(i)} if rng.random() < 0.2 else set()):
-            if nodes[parent]["type"] != "debug":  # debug nodes are sinks
-                nodes[parent]["wires"][0].append(ids[i])
-    tab = {"id": tab_id, "type": "tab", "label": "Flow 1", "disabled": False, "info": ""}
-    return nodes + [tab]
+def generated_flows(count: int, seed: int) -> list:
+    """`count` reference flows, the same number from every domain (the first `count` of them)."""
+    corpus = generate_corpus(DOMAINS, math.ceil(count / len(DOMAINS)), seed)
+    interleaved = [task.flow for tasks in zip(*corpus.values()) for task in tasks]
+    return interleaved[:count]
 
 
 def main(argv=None) -> int:
@@ -81,9 +38,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.flows < 2:
         parser.error("--flows must be at least 2")
-    rng = random.Random(args.seed)
     start = time.perf_counter()
-    graphs = [parse_flow(random_flow(rng)) for _ in range(args.flows)]
+    graphs = [parse_flow(flow) for flow in generated_flows(args.flows, args.seed)]
     parse_s = time.perf_counter() - start
     build_s = clique_s = 0.0
     vertices = edges = pairs = 0
