@@ -124,21 +124,21 @@ def _pools(n, seed):
 
 def test_mccp_interval_contains_mean_and_shrinks():
     # the same spread seen over 8 times as many pools: sd barely moves, t and 1/√n shrink
-    few = mccp_interval(_pools(5, 1), bins=10)
-    many = mccp_interval(_pools(5, 1) * 8, bins=10)
+    few, v = mccp_interval(_pools(5, 1), bins=10)
+    many, _ = mccp_interval(_pools(5, 1) * 8, bins=10)
     for result in (few, many):
-        assert result.low < result.mean < result.high
-        assert result.mean == pytest.approx(result.values.mean())
+        assert result.low < result.estimate < result.high and result.method == "t"
+    assert few.estimate == pytest.approx(v.mean())
     assert many.high - many.low < few.high - few.low
     # t-interval by hand for the small case
-    v = few.values
     half = 2.7764451051977987 * v.std(ddof=1) / math.sqrt(5)  # t_{0.975, 4}
-    assert few.high - few.mean == pytest.approx(half)
-    pct = mccp_interval(_pools(5, 1), bins=10, interval="percentile")
+    assert few.high - few.estimate == pytest.approx(half)
+    pct, _ = mccp_interval(_pools(5, 1), bins=10, interval="percentile")
     assert pct.low == pytest.approx(np.quantile(v, 0.025))
     with pytest.raises(ValueError):
         mccp_interval(_pools(1, 1))
-
+    with pytest.raises(ValueError, match="allowed: t, percentile"):
+        mccp_interval(_pools(5, 1), interval="normal")
 
 def test_normalise_across():
     np.testing.assert_allclose(normalise_across([2.0, 4.0, 8.0]), [0.25, 0.5, 1.0])

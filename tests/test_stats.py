@@ -66,3 +66,18 @@ def test_expected_counts_sum_to_the_events_in_range():
     assert fit.expected_count(np.arange(2, 51)).sum() == pytest.approx(fit.n)
     line = fit_raw_histogram(samples, 1, 50)
     assert line.expected_count(1) == pytest.approx(10**line.intercept)
+
+
+def test_mean_interval_by_hand():
+    from intellimetry.stats import mean_interval
+    # values 1, 2, 3: mean 2, sd 1, t_{0.975, 2} = 4.302653 -> half width 4.302653 / sqrt(3) = 2.484138
+    interval = mean_interval([1.0, 2.0, 3.0])
+    assert interval.estimate == 2.0 and interval.method == "t" and interval.level == 0.95
+    assert interval.high - 2.0 == pytest.approx(2.484138, rel=1e-6)
+    assert interval.low == pytest.approx(2.0 - 2.484138, rel=1e-6)
+    percentile = mean_interval([1.0, 2.0, 3.0], level=0.5, method="percentile")
+    assert (percentile.low, percentile.high) == (1.5, 2.5)
+    with pytest.raises(ValueError, match="at least two"):
+        mean_interval([1.0])
+    with pytest.raises(ValueError, match="level"):
+        mean_interval([1.0, 2.0], level=1.5)

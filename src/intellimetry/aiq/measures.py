@@ -9,13 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 from scipy.spatial import ConvexHull, QhullError
+
+from intellimetry.stats import Interval, mean_interval
 
 RULES = ("neighbour", "monotone")
 RUN_FILLS = ("fit", "interpolate")
 FIT_POINTS = ("all", "minima")
-INTERVALS = ("t", "percentile")
 NORMALISATIONS = ("max", "minmax")
 
 
@@ -172,33 +172,11 @@ def normalise_across(values, method: str = "max") -> np.ndarray:
     raise ValueError(f"method must be one of {NORMALISATIONS}")
 
 
-@dataclass(frozen=True)
-class Interval:
-    """A mean with a confidence interval over repeated measurements."""
-
-    mean: float
-    low: float
-    high: float
-    values: np.ndarray
-
-
-def mccp_interval(pools, confidence: float = 0.95, interval: str = "t", **options) -> Interval:
-    """MCCP over repeated pools (each a (sizes, performances) pair): mean and an interval.
-
-    ``interval="t"``: mean ± t_{(1+c)/2, n−1} · sd/√n (sd with ddof=1; needs >= 2 pools);
-    ``"percentile"``: the (1−c)/2 and (1+c)/2 quantiles of the pool values.
-    """
-    if not 0 < confidence < 1 or interval not in INTERVALS:
-        raise ValueError(f"confidence in (0, 1) and interval in {INTERVALS}")
+def mccp_interval(pools, confidence: float = 0.95, interval: str = "t", **options) -> tuple[Interval, np.ndarray]:
+    """MCCP over repeated pools (each a (sizes, performances) pair): the shared stats.mean_interval
+    of the pools' values ("t": mean ± t · sd/√n; "percentile": quantiles of the values), and the values."""
     values = np.array([mccp(s, v, **options) for s, v in pools], dtype=float)
-    if values.size < 2:
-        raise ValueError("an interval needs at least two pools")
-    mean = float(values.mean())
-    if interval == "t":
-        half = stats.t.ppf((1 + confidence) / 2, values.size - 1) * values.std(ddof=1) / np.sqrt(values.size)
-        return Interval(mean, mean - half, mean + half, values)
-    lo, hi = np.quantile(values, [(1 - confidence) / 2, (1 + confidence) / 2])
-    return Interval(mean, float(lo), float(hi), values)
+    return mean_interval(values, confidence, interval), values
 
 
 # --------------------------------------------------------------------------- entropy baselines

@@ -1,4 +1,5 @@
-"""Percentile bootstrap intervals for any statistic of a one-dimensional sample."""
+"""Confidence intervals: percentile bootstrap for any statistic, and intervals of a mean over
+repeated measurements."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -13,7 +14,8 @@ class Interval:
     low: float
     high: float
     level: float     # e.g. 0.95
-    resamples: int
+    resamples: int = 0           # bootstrap resamples (0 when the interval needs none)
+    method: str = "bootstrap"    # how the interval was made
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -36,3 +38,26 @@ def bootstrap_interval(samples, statistic: Callable[[np.ndarray], float], resamp
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(values, [tail, 100 - tail])
     return Interval(estimate=estimate, low=float(low), high=float(high), level=level, resamples=resamples)
+
+
+MEAN_INTERVALS = ("t", "percentile")
+
+
+def mean_interval(values, level: float = 0.95, method: str = "t") -> Interval:
+    """The mean of repeated measurements with an interval: "t" is mean ± t_{(1+level)/2, n-1} · sd/√n
+    (sd with ddof = 1), "percentile" the central `level` share of the values themselves."""
+    from scipy import stats
+
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    if method not in MEAN_INTERVALS:
+        raise ValueError(f"unknown interval method {method!r}; allowed: {', '.join(MEAN_INTERVALS)}")
+    values = np.asarray(values, dtype=float)
+    if values.size < 2:
+        raise ValueError("an interval needs at least two values")
+    mean = float(values.mean())
+    if method == "t":
+        half = stats.t.ppf((1 + level) / 2, values.size - 1) * values.std(ddof=1) / np.sqrt(values.size)
+        return Interval(mean, mean - half, mean + half, level, method="t")
+    low, high = np.quantile(values, [(1 - level) / 2, (1 + level) / 2])
+    return Interval(mean, float(low), float(high), level, method="percentile")
