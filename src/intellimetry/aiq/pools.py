@@ -1,0 +1,535 @@
+"""Pools of randomly built policies for MCCP complexity, trained in parallel and cached on disk.
+
+The MCCP measure (Pereyda & Holder 2025, Section 2.4.3; notes ``specs/aiq.md`` step 1) needs, per
+domain, N policies drawn at random from one fixed family and trained with one fixed budget: fully
+connected ReLU networks whose depth and width are drawn at random (for image domains the first
+layers are convolutions with stride 3). A policy's *size* is its trainable parameter count (the
+paper's stand-in for MDL) and its *performance* its test accuracy in [0, 1].
+
+The data a pool trains on is duck-typed: any object with ``name``, ``x_train``/``x_test`` (float32,
+images ``(n, c, h, w)`` or vectors ``(n, d)``), ``y_train``/``y_test`` (int64 labels in
+``[0, n_classes)``), ``n_classes``, ``is_image`` and ``fingerprint()`` (a content hash).
+
+Caching: every agent is one small JSON file ``<cache_dir>/<key>.json``, written atomically, where
+``key`` is the sha256 of (data fingerprint, architecture, budget, agent seed, :data:`CACHE_VERSION`).
+Agent seeds come from (pool seed, agent index), so growing a pool keeps its first agents' seeds
+and keys: only the new agents are trained. A file that cannot be read or does not match its key
+is ignored and rewritten.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import multiprocessing
+import time
+import warnings
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from intellimetry.atomic import write_json
+
+KINDS = ("mlp", "conv")
+OPTIMISERS = ("adam", "sgd")
+KERNEL = 3
+STRIDE = 3
+# Bump when the training procedure changes in a way that changes results: old cache files then miss.
+CACHE_VERSION = 1
+EVAL_BATCH = 4096
+
+
+def _check_int(name: str, value, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+# --------------------------------------------------------------------------- architectures
+
+@dataclass(frozen=True)
+class Architecture:
+    """One member of the policy family.
+
+    ``kind="mlp"``: input flattened, then ``depth`` hidden Linear+ReLU layers of ``width`` units, then
+    a Linear layer to the class logits. ``kind="conv"`` (images only): first ``conv_layers`` (default
+    1) Conv2d+ReLU layers of ``conv_channels`` channels, kernel 3, stride 3, then the same MLP head.
+    Each convolution pads a side by 1 when it is not a multiple of 3, so a side ``s`` becomes
+    ``ceil(s / 3)`` and no pixel is dropped (8×8 → 3×3 → 1×1); a convolution on a map already 1×1 is
+    refused (ValueError at build / count time), which bounds ``conv_layers`` by the image size.
+    """
+
+    kind: str
+    depth: int
+    width: int
+    conv_channels: int = 0
+    conv_layers: int | None = None
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"kind: unknown architecture kind {self.kind!r}; allowed: {', '.join(KINDS)}")
+        object.__setattr__(self, "depth", _check_int("depth", self.depth, 1))
+        object.__setattr__(self, "width", _check_int("width", self.width, 1))
+        if self.kind == "mlp":
+            if self.conv_channels != 0 or self.conv_layers not in (None, 0):
+                raise ValueError(f"conv_channels and conv_layers must be 0 (or unset) for kind 'mlp', "
+                                 f"got conv_channels={self.conv_channels!r}, conv_layers={self.conv_layers!r}")
+            object.__setattr__(self, "conv_layers", 0)
+        else:
+            object.__setattr__(self, "conv_channels", _check_int("conv_channels", self.conv_channels, 1))
+            layers = 1 if self.conv_layers is None else self.conv_layers
+            object.__setattr__(self, "conv_layers", _check_int("conv_layers", layers, 1))
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Architecture":
+        return cls(d["kind"], d["depth"], d["width"], d.get("conv_channels", 0), d.get("conv_layers"))
+
+    # ------------------------------------------------------------------ shapes
+    def _conv_plan(self, input_shape) -> tuple[list[tuple[int, int]], tuple[int, int, int]]:
+        """Per conv layer its (pad_h, pad_w), and the (channels, h, w) after the conv stack."""
+        shape = tuple(int(s) for s in input_shape)
+        if len(shape) != 3 or min(shape) < 1:
+            raise ValueError(f"input_shape for kind 'conv' must be (channels, height, width) with positive "
+                             f"sides, got {tuple(input_shape)!r}")
+        c, h, w = shape
+        pads = []
+        for layer in range(self.conv_layers):
+            if h == 1 and w == 1:
+                raise ValueError(f"conv_layers={self.conv_layers} is too many for a {shape[1]}×{shape[2]} image: "
+                                 f"stride-{STRIDE} convolutions reduce it to 1×1 after {layer} layer(s); "
+                                 f"allowed: 1..{layer}")
+            pads.append((0 if h % STRIDE == 0 else 1, 0 if w % STRIDE == 0 else 1))
+            h, w, c = math.ceil(h / STRIDE), math.ceil(w / STRIDE), self.conv_channels
+        return pads, (c, h, w)
+
+    def _flat_features(self, input_shape) -> int:
+        if self.kind == "conv":
+            c, h, w = self._conv_plan(input_shape)[1]
+            return c * h * w
+        shape = tuple(int(s) for s in input_shape)
+        if not shape or min(shape) < 1:
+            raise ValueError(f"input_shape must be a non-empty tuple of positive sides, got {tuple(input_shape)!r}")
+        return int(np.prod(shape))
+
+    # ------------------------------------------------------------------ model
+    def build(self, input_shape, n_classes: int) -> nn.Module:
+        """The untrained module (initialised from torch's global generator: seed it first)."""
+        n_classes = _check_int("n_classes", n_classes, 2)
+        layers: list[nn.Module] = []
+        if self.kind == "conv":
+            pads, _ = self._conv_plan(input_shape)
+            channels = int(input_shape[0])
+            for pad in pads:
+                layers += [nn.Conv2d(channels, self.conv_channels, KERNEL, stride=STRIDE, padding=pad), nn.ReLU()]
+                channels = self.conv_channels
+        layers.append(nn.Flatten())
+        features = self._flat_features(input_shape)
+        for _ in range(self.depth):
+            layers += [nn.Linear(features, self.width), nn.ReLU()]
+            features = self.width
+        layers.append(nn.Linear(features, n_classes))
+        return nn.Sequential(*layers)
+
+    def parameters(self, input_shape, n_classes: int) -> int:
+        """Trainable parameter count of ``build(input_shape, n_classes)``, computed without building it."""
+        n_classes = _check_int("n_classes", n_classes, 2)
+        total = 0
+        if self.kind == "conv":
+            pads, _ = self._conv_plan(input_shape)
+            channels = int(input_shape[0])
+            for _ in pads:
+                total += channels * self.conv_channels * KERNEL * KERNEL + self.conv_channels
+                channels = self.conv_channels
+        features = self._flat_features(input_shape)
+        for _ in range(self.depth):
+            total += features * self.width + self.width
+            features = self.width
+        return total + features * n_classes + n_classes
+
+    def describe(self) -> str:
+        head = f"{self.depth}×{self.width}"
+        return head if self.kind == "mlp" else f"conv{self.conv_layers}×{self.conv_channels}+{head}"
+
+
+def _check_range(name: str, value, low: int) -> tuple[int, int]:
+    try:
+        lo, hi = value
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a (low, high) pair of integers with {low} <= low <= high, "
+                         f"got {value!r}") from None
+    for v in (lo, hi):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise ValueError(f"{name} must be a (low, high) pair of integers, got {value!r}")
+    if not low <= lo <= hi:
+        raise ValueError(f"{name} must satisfy {low} <= low <= high, got {value!r}")
+    return int(lo), int(hi)
+
+
+def random_architectures(n: int, kind: str, depth=(1, 3), width=(1, 32), seed: int = 0,
+                         conv_channels=(1, 32), conv_layers=(1, 2)) -> list[Architecture]:
+    """``n`` architectures with depth, width (and, for ``kind="conv"``, conv channels and layers) drawn
+    uniformly from the inclusive ranges. Architecture ``i`` depends only on (seed, i), so the first
+    ``k`` of ``n`` equal ``random_architectures(k, ...)``. The default ``conv_layers=(1, 2)`` fits images
+    of side >= 4 (8×8 → 3×3 → 1×1)."""
+    n = _check_int("n", n, 0)
+    if kind not in KINDS:
+        raise ValueError(f"kind: unknown architecture kind {kind!r}; allowed: {', '.join(KINDS)}")
+    seed = _check_int("seed", seed, 0)
+    depth, width = _check_range("depth", depth, 1), _check_range("width", width, 1)
+    if kind == "conv":
+        conv_channels, conv_layers = _check_range("conv_channels", conv_channels, 1), \
+            _check_range("conv_layers", conv_layers, 1)
+    out = []
+    for index in range(n):
+        rng = np.random.default_rng([seed, index])
+        d = int(rng.integers(depth[0], depth[1], endpoint=True))
+        w = int(rng.integers(width[0], width[1], endpoint=True))
+        if kind == "mlp":
+            out.append(Architecture("mlp", d, w))
+        else:
+            c = int(rng.integers(conv_channels[0], conv_channels[1], endpoint=True))
+            layers = int(rng.integers(conv_layers[0], conv_layers[1], endpoint=True))
+            out.append(Architecture("conv", d, w, conv_channels=c, conv_layers=layers))
+    return out
+
+
+# --------------------------------------------------------------------------- budget and training
+
+@dataclass(frozen=True)
+class Budget:
+    """The training budget shared by every agent of a pool.
+
+    ``batch_size=0`` (or any size >= the training set) means full-batch gradient descent: one step
+    per epoch. ``optimiser``: "adam" (torch defaults besides the learning rate) or "sgd" (plain)."""
+
+    epochs: int
+    batch_size: int
+    learning_rate: float
+    optimiser: str = "adam"
+
+    def __post_init__(self):
+        object.__setattr__(self, "epochs", _check_int("epochs", self.epochs, 1))
+        object.__setattr__(self, "batch_size", _check_int("batch_size", self.batch_size, 0))
+        lr = self.learning_rate
+        if isinstance(lr, bool) or not isinstance(lr, (int, float, np.floating)) or not math.isfinite(lr) or lr <= 0:
+            raise ValueError(f"learning_rate must be a finite number > 0, got {lr!r}")
+        object.__setattr__(self, "learning_rate", float(lr))
+        if self.optimiser not in OPTIMISERS:
+            raise ValueError(f"optimiser: unknown optimiser {self.optimiser!r}; allowed: {', '.join(OPTIMISERS)}")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class AgentResult:
+    """One trained agent. ``seconds`` (wall time of training + evaluation) is left out of equality,
+    so results from a cache, another worker count or another machine compare equal when the
+    training itself is identical."""
+
+    architecture: Architecture
+    size: int
+    accuracy: float
+    seconds: float = field(compare=False)
+    seed: int = 0
+
+    def to_dict(self) -> dict:
+        return {"architecture": self.architecture.to_dict(), "size": self.size, "accuracy": self.accuracy,
+                "seconds": self.seconds, "seed": self.seed}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "AgentResult":
+        return cls(Architecture.from_dict(d["architecture"]), int(d["size"]), float(d["accuracy"]),
+                   float(d["seconds"]), int(d["seed"]))
+
+
+@dataclass(frozen=True)
+class _Arrays:
+    """The data members training needs, validated, as plain numpy (picklable for worker processes)."""
+
+    name: str
+    x_train: np.ndarray
+    y_train: np.ndarray
+    x_test: np.ndarray
+    y_test: np.ndarray
+    n_classes: int
+    is_image: bool
+
+    @property
+    def input_shape(self) -> tuple[int, ...]:
+        return tuple(int(s) for s in self.x_train.shape[1:])
+
+
+def _arrays_of(data) -> _Arrays:
+    if isinstance(data, _Arrays):
+        return data
+    name = str(getattr(data, "name", "data"))
+    n_classes = _check_int(f"{name}: n_classes", data.n_classes, 2)
+    is_image = bool(data.is_image)
+    arrays = {}
+    for split in ("train", "test"):
+        x = np.ascontiguousarray(getattr(data, f"x_{split}"), dtype=np.float32)
+        y = np.ascontiguousarray(getattr(data, f"y_{split}"), dtype=np.int64)
+        if x.ndim != (4 if is_image else 2):
+            raise ValueError(f"{name}: x_{split} must be {'(n, c, h, w) images' if is_image else '(n, d) vectors'} "
+                             f"(is_image={is_image}), got shape {x.shape}")
+        if y.shape != (len(x),) or len(x) == 0:
+            raise ValueError(f"{name}: y_{split} must be a non-empty (n,) label array matching x_{split} "
+                             f"({len(x)} rows), got shape {y.shape}")
+        if y.min() < 0 or y.max() >= n_classes:
+            raise ValueError(f"{name}: y_{split} labels must lie in [0, {n_classes}), got [{y.min()}, {y.max()}]")
+        if not np.isfinite(x).all():
+            raise ValueError(f"{name}: x_{split} has non-finite values")
+        arrays[f"x_{split}"], arrays[f"y_{split}"] = x, y
+    if arrays["x_train"].shape[1:] != arrays["x_test"].shape[1:]:
+        raise ValueError(f"{name}: x_train and x_test sample shapes differ: "
+                         f"{arrays['x_train'].shape[1:]} vs {arrays['x_test'].shape[1:]}")
+    return _Arrays(name=name, n_classes=n_classes, is_image=is_image, **arrays)
+
+
+def _optimiser(budget: Budget, params):
+    if budget.optimiser == "adam":
+        return torch.optim.Adam(params, lr=budget.learning_rate)
+    return torch.optim.SGD(params, lr=budget.learning_rate)
+
+
+_WARM = False
+
+
+def _warm_up() -> None:
+    """Pay torch's one-off lazy imports (the first optimiser construction imports torch._dynamo,
+    about 1 s) once per process, outside any agent's measured seconds."""
+    global _WARM
+    if not _WARM:
+        torch.optim.Adam([torch.zeros(1, requires_grad=True)])
+        _WARM = True
+
+
+def train_agent(data, architecture: Architecture, budget: Budget, seed: int, threads: int = 1) -> AgentResult:
+    """Train one agent and return its size and test accuracy.
+
+    Deterministic for a seed: weights are initialised and minibatches shuffled from ``seed`` (inside
+    ``torch.random.fork_rng``, so the caller's global generator is untouched), deterministic algorithms
+    are switched on and torch runs on ``threads`` threads (1 by default, which also makes results
+    identical in and out of worker processes); both settings are restored afterwards."""
+    arrays = _arrays_of(data)
+    if not isinstance(architecture, Architecture):
+        raise ValueError(f"architecture must be an Architecture, got {type(architecture).__name__}")
+    if not isinstance(budget, Budget):
+        raise ValueError(f"budget must be a Budget, got {type(budget).__name__}")
+    if architecture.kind == "conv" and not arrays.is_image:
+        raise ValueError(f"kind 'conv' needs image data; {arrays.name} is vectors (is_image=False); allowed kinds: mlp")
+    seed = _check_int("seed", seed, 0)
+    threads = _check_int("threads", threads, 1)
+    size = architecture.parameters(arrays.input_shape, arrays.n_classes)
+    _warm_up()
+
+    started = time.perf_counter()
+    old_threads, old_deterministic = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
+    torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(True)
+    try:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            model = architecture.build(arrays.input_shape, arrays.n_classes)
+            generator = torch.Generator().manual_seed(seed)
+            x, y = torch.from_numpy(arrays.x_train), torch.from_numpy(arrays.y_train)
+            n = len(x)
+            batch = n if budget.batch_size == 0 else min(budget.batch_size, n)
+            optimiser = _optimiser(budget, model.parameters())
+            loss_fn = nn.CrossEntropyLoss()
+            model.train()
+            for _ in range(budget.epochs):
+                order = None if batch == n else torch.randperm(n, generator=generator)
+                for start in range(0, n, batch):
+                    if order is None:
+                        xb, yb = x, y
+                    else:
+                        index = order[start:start + batch]
+                        xb, yb = x[index], y[index]
+                    optimiser.zero_grad(set_to_none=True)
+                    loss_fn(model(xb), yb).backward()
+                    optimiser.step()
+            model.eval()
+            correct = 0
+            x_test, y_test = torch.from_numpy(arrays.x_test), torch.from_numpy(arrays.y_test)
+            with torch.no_grad():
+                for start in range(0, len(x_test), EVAL_BATCH):
+                    logits = model(x_test[start:start + EVAL_BATCH])
+                    correct += int((logits.argmax(dim=1) == y_test[start:start + EVAL_BATCH]).sum())
+    finally:
+        torch.set_num_threads(old_threads)
+        torch.use_deterministic_algorithms(old_deterministic)
+    accuracy = correct / len(arrays.y_test)
+    return AgentResult(architecture, size, accuracy, time.perf_counter() - started, seed)
+
+
+# --------------------------------------------------------------------------- pools with a cache
+
+def agent_seed(seed: int, index: int) -> int:
+    """The training seed of agent ``index`` of a pool with seed ``seed`` (stable across versions)."""
+    digest = hashlib.sha256(f"aiq-pool:{int(seed)}:{int(index)}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
+def cache_key(fingerprint: str, architecture: Architecture, budget: Budget, seed: int) -> str:
+    payload = {"version": CACHE_VERSION, "data": str(fingerprint), "architecture": architecture.to_dict(),
+               "budget": budget.to_dict(), "seed": int(seed)}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def _load_cached(path: Path, key: str, architecture: Architecture, seed: int) -> AgentResult | None:
+    """The cached result, or None when the file is missing, unreadable or not this agent's."""
+    if not path.is_file():
+        return None
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        result = AgentResult.from_dict(record)
+        valid = (record.get("key") == key and record.get("version") == CACHE_VERSION
+                 and result.architecture == architecture and result.seed == seed
+                 and 0.0 <= result.accuracy <= 1.0 and result.size >= 1)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        valid = False
+    if not valid:
+        warnings.warn(f"ignoring unreadable or mismatched pool cache file {path}; the agent is retrained",
+                      RuntimeWarning, stacklevel=3)
+        return None
+    return result
+
+
+def _store(path: Path, key: str, result: AgentResult, fingerprint: str, data_name: str, budget: Budget) -> None:
+    write_json(path, {**result.to_dict(), "key": key, "version": CACHE_VERSION, "data": str(fingerprint),
+                      "data_name": data_name, "budget": budget.to_dict()})
+
+
+_WORKER_ARRAYS: _Arrays | None = None
+
+
+def _init_worker(arrays: _Arrays) -> None:
+    """Runs once per worker process: keep the data (sent once, not per task), one torch thread."""
+    global _WORKER_ARRAYS
+    _WORKER_ARRAYS = arrays
+    torch.set_num_threads(1)
+    try:
+        torch.set_num_interop_threads(1)
+    except RuntimeError:  # already set or inter-op pool already started
+        pass
+    _warm_up()
+
+
+def _train_in_worker(index: int, architecture: Architecture, budget: Budget, seed: int) -> tuple[int, AgentResult]:
+    if _WORKER_ARRAYS is None:
+        raise RuntimeError("pool worker used without its initializer")
+    return index, train_agent(_WORKER_ARRAYS, architecture, budget, seed, threads=1)
+
+
+def run_pool(data, architectures: Sequence[Architecture], budget: Budget, seed: int, cache_dir,
+             workers: int = 1, progress: bool = True, seeds: Sequence[int] | None = None) -> list[AgentResult]:
+    """Train (or load from ``cache_dir``) one agent per architecture; results in the order given.
+
+    Agent ``i`` trains with ``agent_seed(seed, i)`` unless ``seeds`` gives the per-agent seeds
+    explicitly. Cached agents are loaded; the others are trained, in ``workers`` spawned processes
+    when ``workers > 1`` and more than one agent is missing, and each is written to the cache (one
+    atomic JSON file) as soon as it finishes, so an interrupted pool keeps its finished agents.
+    Workers are started with "spawn" (each gets the arrays once, through its initializer, and runs
+    torch on one thread), so results do not depend on ``workers``; starting them costs a few seconds
+    (torch import), worth it only when the missing agents take longer than that. A script calling
+    this with ``workers > 1`` needs the usual ``if __name__ == "__main__":`` guard (notebooks do not)."""
+    architectures = list(architectures)
+    for i, a in enumerate(architectures):
+        if not isinstance(a, Architecture):
+            raise ValueError(f"architectures[{i}] must be an Architecture, got {type(a).__name__}")
+    if not isinstance(budget, Budget):
+        raise ValueError(f"budget must be a Budget, got {type(budget).__name__}")
+    seed = _check_int("seed", seed, 0)
+    workers = _check_int("workers", workers, 1)
+    if seeds is None:
+        seeds = [agent_seed(seed, i) for i in range(len(architectures))]
+    else:
+        seeds = [_check_int(f"seeds[{i}]", s, 0) for i, s in enumerate(seeds)]
+        if len(seeds) != len(architectures):
+            raise ValueError(f"seeds must give one seed per architecture ({len(architectures)}), got {len(seeds)}")
+    arrays = _arrays_of(data)
+    if not arrays.is_image:
+        for i, a in enumerate(architectures):
+            if a.kind == "conv":
+                raise ValueError(f"architectures[{i}]: kind 'conv' needs image data; {arrays.name} is vectors; "
+                                 f"allowed kinds: mlp")
+    for a in architectures:  # fail before training anything if an architecture does not fit the input
+        a.parameters(arrays.input_shape, arrays.n_classes)
+    fingerprint = str(data.fingerprint())
+    cache_dir = Path(cache_dir)
+
+    results: list[AgentResult | None] = [None] * len(architectures)
+    keys = [cache_key(fingerprint, a, budget, s) for a, s in zip(architectures, seeds)]
+    missing = []
+    for i, (a, s, key) in enumerate(zip(architectures, seeds, keys)):
+        results[i] = _load_cached(cache_dir / f"{key}.json", key, a, s)
+        if results[i] is None:
+            missing.append(i)
+
+    if missing:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(missing), desc=f"pool {arrays.name}", disable=not progress, leave=False)
+
+        def finish(index: int, result: AgentResult) -> None:
+            _store(cache_dir / f"{keys[index]}.json", keys[index], result, fingerprint, arrays.name, budget)
+            results[index] = result
+            bar.update(1)
+
+        try:
+            if workers == 1 or len(missing) == 1:
+                for i in missing:
+                    finish(i, train_agent(arrays, architectures[i], budget, seeds[i], threads=1))
+            else:
+                if getattr(multiprocessing.current_process(), "_inheriting", False):
+                    # A spawned child is re-running an unguarded main script: fail now (the parent then
+                    # sees a broken pool) instead of hanging in ProcessPoolExecutor's shutdown.
+                    raise RuntimeError("run_pool(workers > 1) was called while a worker process was starting: "
+                                       "put the script's top-level code under `if __name__ == '__main__':`")
+                context = multiprocessing.get_context("spawn")
+                with ProcessPoolExecutor(max_workers=min(workers, len(missing)), mp_context=context,
+                                         initializer=_init_worker, initargs=(arrays,)) as pool:
+                    futures = [pool.submit(_train_in_worker, i, architectures[i], budget, seeds[i]) for i in missing]
+                    try:
+                        for future in as_completed(futures):
+                            finish(*future.result())
+                    except BaseException:
+                        pool.shutdown(wait=True, cancel_futures=True)
+                        raise
+        finally:
+            bar.close()
+    return results  # type: ignore[return-value]
+
+
+def handicap_seed(seed: int, depth: int, width: int) -> int:
+    """The training seed of the handicapped network (depth, width): fixed by them, not by list position,
+    so adding widths or depths to the experiment reuses the cached networks."""
+    digest = hashlib.sha256(f"aiq-handicap:{int(seed)}:{int(depth)}:{int(width)}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
+def handicap_series(data, depth: int, widths: Sequence[int], budget: Budget, seed: int, cache_dir,
+                    workers: int = 1, progress: bool = True) -> list[AgentResult]:
+    """The handicapping experiment (paper Sections 3.3.6, 3.4.4): one fully connected ReLU network of
+    ``depth`` hidden layers per width in ``widths`` (nodes removed from every hidden layer step by
+    step), each trained with ``budget``; results in the order of ``widths``. Run it once per depth."""
+    depth = _check_int("depth", depth, 1)
+    widths = [_check_int("widths[]", w, 1) for w in widths]
+    if not widths:
+        raise ValueError("widths must name at least one width >= 1")
+    if len(set(widths)) != len(widths):
+        raise ValueError(f"widths must be distinct, got {widths}")
+    seed = _check_int("seed", seed, 0)
+    architectures = [Architecture("mlp", depth, w) for w in widths]
+    seeds = [handicap_seed(seed, depth, w) for w in widths]
+    return run_pool(data, architectures, budget, seed, cache_dir, workers=workers, progress=progress, seeds=seeds)
