@@ -81,3 +81,11 @@ def test_mean_interval_by_hand():
         mean_interval([1.0])
     with pytest.raises(ValueError, match="level"):
         mean_interval([1.0, 2.0], level=1.5)
+
+
+def test_check_int_names_the_parameter():
+    from intellimetry.checks import check_int
+    assert check_int("steps", np.int64(3), 0) == 3 and type(check_int("steps", np.int64(3), 0)) is int
+    for bad in (True, 2.0, "3", -1):
+        with pytest.raises(ValueError, match=r"steps must be an integer >= 0"):
+            check_int("steps", bad, 0)

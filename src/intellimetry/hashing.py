@@ -14,7 +14,7 @@ from intellimetry.registry import Figure
 
 # Library code every figure depends on. Tooling (runner, registry, book assembly) is left out on
 # purpose: it decides how figures run, not what they compute.
-SHARED_LIBRARY = ("__init__.py", "paths.py", "atomic.py", "stats", "plotting")
+SHARED_LIBRARY = ("__init__.py", "paths.py", "atomic.py", "checks.py", "stats", "plotting")
 REQUIREMENTS = ("requirements.txt", "requirements-lock.txt")
 
 

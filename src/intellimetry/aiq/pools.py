@@ -34,6 +34,7 @@ import torch
 from torch import nn
 
 from intellimetry.atomic import write_json
+from intellimetry.checks import check_int
 
 KINDS = ("mlp", "conv")
 OPTIMISERS = ("adam", "sgd")
@@ -43,11 +44,6 @@ STRIDE = 3
 CACHE_VERSION = 1
 EVAL_BATCH = 4096
 
-
-def _check_int(name: str, value, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
 
 
 # --------------------------------------------------------------------------- architectures
@@ -73,17 +69,17 @@ class Architecture:
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"kind: unknown architecture kind {self.kind!r}; allowed: {', '.join(KINDS)}")
-        object.__setattr__(self, "depth", _check_int("depth", self.depth, 1))
-        object.__setattr__(self, "width", _check_int("width", self.width, 1))
+        object.__setattr__(self, "depth", check_int("depth", self.depth, 1))
+        object.__setattr__(self, "width", check_int("width", self.width, 1))
         if self.kind == "mlp":
             if self.conv_channels != 0 or self.conv_layers not in (None, 0):
                 raise ValueError(f"conv_channels and conv_layers must be 0 (or unset) for kind 'mlp', "
                                  f"got conv_channels={self.conv_channels!r}, conv_layers={self.conv_layers!r}")
             object.__setattr__(self, "conv_layers", 0)
         else:
-            object.__setattr__(self, "conv_channels", _check_int("conv_channels", self.conv_channels, 1))
+            object.__setattr__(self, "conv_channels", check_int("conv_channels", self.conv_channels, 1))
             layers = 1 if self.conv_layers is None else self.conv_layers
-            object.__setattr__(self, "conv_layers", _check_int("conv_layers", layers, 1))
+            object.__setattr__(self, "conv_layers", check_int("conv_layers", layers, 1))
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -122,7 +118,7 @@ class Architecture:
     # ------------------------------------------------------------------ model
     def build(self, input_shape, n_classes: int) -> nn.Module:
         """The untrained module (initialised from torch's global generator: seed it first)."""
-        n_classes = _check_int("n_classes", n_classes, 2)
+        n_classes = check_int("n_classes", n_classes, 2)
         layers: list[nn.Module] = []
         if self.kind == "conv":
             pads, _ = self._conv_plan(input_shape)
@@ -140,7 +136,7 @@ class Architecture:
 
     def parameters(self, input_shape, n_classes: int) -> int:
         """Trainable parameter count of ``build(input_shape, n_classes)``, computed without building it."""
-        n_classes = _check_int("n_classes", n_classes, 2)
+        n_classes = check_int("n_classes", n_classes, 2)
         total = 0
         if self.kind == "conv":
             pads, _ = self._conv_plan(input_shape)
@@ -179,10 +175,10 @@ def random_architectures(n: int, kind: str, depth=(1, 3), width=(1, 32), seed: i
     uniformly from the inclusive ranges. Architecture ``i`` depends only on (seed, i), so the first
     ``k`` of ``n`` equal ``random_architectures(k, ...)``. The default ``conv_layers=(1, 2)`` fits images
     of side >= 4 (8×8 → 3×3 → 1×1)."""
-    n = _check_int("n", n, 0)
+    n = check_int("n", n, 0)
     if kind not in KINDS:
         raise ValueError(f"kind: unknown architecture kind {kind!r}; allowed: {', '.join(KINDS)}")
-    seed = _check_int("seed", seed, 0)
+    seed = check_int("seed", seed, 0)
     depth, width = _check_range("depth", depth, 1), _check_range("width", width, 1)
     if kind == "conv":
         conv_channels, conv_layers = _check_range("conv_channels", conv_channels, 1), \
@@ -216,8 +212,8 @@ class Budget:
     optimiser: str = "adam"
 
     def __post_init__(self):
-        object.__setattr__(self, "epochs", _check_int("epochs", self.epochs, 1))
-        object.__setattr__(self, "batch_size", _check_int("batch_size", self.batch_size, 0))
+        object.__setattr__(self, "epochs", check_int("epochs", self.epochs, 1))
+        object.__setattr__(self, "batch_size", check_int("batch_size", self.batch_size, 0))
         lr = self.learning_rate
         if isinstance(lr, bool) or not isinstance(lr, (int, float, np.floating)) or not math.isfinite(lr) or lr <= 0:
             raise ValueError(f"learning_rate must be a finite number > 0, got {lr!r}")
@@ -272,7 +268,7 @@ def _arrays_of(data) -> _Arrays:
     if isinstance(data, _Arrays):
         return data
     name = str(getattr(data, "name", "data"))
-    n_classes = _check_int(f"{name}: n_classes", data.n_classes, 2)
+    n_classes = check_int(f"{name}: n_classes", data.n_classes, 2)
     is_image = bool(data.is_image)
     arrays = {}
     for split in ("train", "test"):
@@ -327,8 +323,8 @@ def train_agent(data, architecture: Architecture, budget: Budget, seed: int, thr
         raise ValueError(f"budget must be a Budget, got {type(budget).__name__}")
     if architecture.kind == "conv" and not arrays.is_image:
         raise ValueError(f"kind 'conv' needs image data; {arrays.name} is vectors (is_image=False); allowed kinds: mlp")
-    seed = _check_int("seed", seed, 0)
-    threads = _check_int("threads", threads, 1)
+    seed = check_int("seed", seed, 0)
+    threads = check_int("threads", threads, 1)
     size = architecture.parameters(arrays.input_shape, arrays.n_classes)
     _warm_up()
 
@@ -449,12 +445,12 @@ def run_pool(data, architectures: Sequence[Architecture], budget: Budget, seed: 
             raise ValueError(f"architectures[{i}] must be an Architecture, got {type(a).__name__}")
     if not isinstance(budget, Budget):
         raise ValueError(f"budget must be a Budget, got {type(budget).__name__}")
-    seed = _check_int("seed", seed, 0)
-    workers = _check_int("workers", workers, 1)
+    seed = check_int("seed", seed, 0)
+    workers = check_int("workers", workers, 1)
     if seeds is None:
         seeds = [agent_seed(seed, i) for i in range(len(architectures))]
     else:
-        seeds = [_check_int(f"seeds[{i}]", s, 0) for i, s in enumerate(seeds)]
+        seeds = [check_int(f"seeds[{i}]", s, 0) for i, s in enumerate(seeds)]
         if len(seeds) != len(architectures):
             raise ValueError(f"seeds must give one seed per architecture ({len(architectures)}), got {len(seeds)}")
     arrays = _arrays_of(data)
@@ -523,13 +519,13 @@ def handicap_series(data, depth: int, widths: Sequence[int], budget: Budget, see
     """The handicapping experiment (paper Sections 3.3.6, 3.4.4): one fully connected ReLU network of
     ``depth`` hidden layers per width in ``widths`` (nodes removed from every hidden layer step by
     step), each trained with ``budget``; results in the order of ``widths``. Run it once per depth."""
-    depth = _check_int("depth", depth, 1)
-    widths = [_check_int("widths[]", w, 1) for w in widths]
+    depth = check_int("depth", depth, 1)
+    widths = [check_int("widths[]", w, 1) for w in widths]
     if not widths:
         raise ValueError("widths must name at least one width >= 1")
     if len(set(widths)) != len(widths):
         raise ValueError(f"widths must be distinct, got {widths}")
-    seed = _check_int("seed", seed, 0)
+    seed = check_int("seed", seed, 0)
     architectures = [Architecture("mlp", depth, w) for w in widths]
     seeds = [handicap_seed(seed, depth, w) for w in widths]
     return run_pool(data, architectures, budget, seed, cache_dir, workers=workers, progress=progress, seeds=seeds)

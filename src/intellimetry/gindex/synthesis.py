@@ -20,6 +20,8 @@ from typing import Any, Sequence
 import networkx as nx
 import numpy as np
 
+from intellimetry.checks import check_int
+
 from .divergence import IGNORED_KEYS, RULES, divergence_of_texts, performance, skill_level
 from .flows import FlowError, parse_flow
 
@@ -625,11 +627,6 @@ class ExperimentResult:
         return out
 
 
-def _check_int(name: str, value, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
 
 def _check_tasks(name: str, tasks) -> list:
     """Tasks with a non-empty str .domain, a str .spec and a valid .flow."""
@@ -698,18 +695,18 @@ def run_experiment(train_tasks, test_tasks, size: str = "tiny", steps: int = 300
     test_tasks = _check_tasks("test_tasks", test_tasks)
     if pretrained is None:
         _check_size(size)
-        vocab_size = _check_int("vocab_size", vocab_size, 256 + len(SPECIAL_TOKENS))
-        phrases = _check_int("phrases", phrases, 0)
-        phrase_min_count = _check_int("phrase_min_count", phrase_min_count, 2)
+        vocab_size = check_int("vocab_size", vocab_size, 256 + len(SPECIAL_TOKENS))
+        phrases = check_int("phrases", phrases, 0)
+        phrase_min_count = check_int("phrase_min_count", phrase_min_count, 2)
     elif not isinstance(pretrained, str) or not pretrained:
         raise ValueError(f"pretrained must be a model id or directory (non-empty string) or None, got {pretrained!r}")
-    steps = _check_int("steps", steps, 0)
-    batch_size = _check_int("batch_size", batch_size, 1)
-    seed = _check_int("seed", seed, 0)
-    torch_threads = _check_int("torch_threads", torch_threads, 1)
-    eval_batch_size = _check_int("eval_batch_size", eval_batch_size, 1)
+    steps = check_int("steps", steps, 0)
+    batch_size = check_int("batch_size", batch_size, 1)
+    seed = check_int("seed", seed, 0)
+    torch_threads = check_int("torch_threads", torch_threads, 1)
+    eval_batch_size = check_int("eval_batch_size", eval_batch_size, 1)
     if max_new_tokens is not None:
-        max_new_tokens = _check_int("max_new_tokens", max_new_tokens, 1)
+        max_new_tokens = check_int("max_new_tokens", max_new_tokens, 1)
     for name, value, upper in (("learning_rate", learning_rate, math.inf), ("warmup_fraction", warmup_fraction, 1),
                                ("dropout", dropout, 1)):
         low_ok = value > 0 if name == "learning_rate" else value >= 0
