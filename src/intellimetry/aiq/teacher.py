@@ -1,0 +1,224 @@
+"""A trained CartPole agent: the "trained agent" whose observation -> action pairs become a domain.
+
+Pereyda & Holder build their CartPole classification domains from the decisions of an agent trained on the
+task.  Here that agent is a small tanh network (4 -> hidden -> 2, action = argmax) trained by the
+cross-entropy method (CEM), a derivative-free search that needs no gradients, no torch and no replay buffer.
+CEM scores hundreds of whole episodes per iteration, so the episodes run in :class:`BatchCartPole`, a
+vectorised numpy copy of gymnasium's CartPole-v1 physics (same equations, float64, same thresholds): a
+full training takes well under a second.  The result, a :class:`Teacher`, is a plain ``policy(observation)
+-> 0|1`` callable for :func:`intellimetry.aiq.domains.cartpole_classification`, which replays it in
+gymnasium itself.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from intellimetry.checks import check_int
+
+TEACHER_DEFAULTS: dict = {"hidden": 8, "population": 64, "elite_fraction": 0.2, "iterations": 100,
+                          "episodes": 8, "initial_std": 1.0}
+STD_FLOOR = 0.02  # added to the elite std each iteration, so the search never collapses to a point
+FINAL_EPISODES = 20  # fresh episodes that measure the final mean parameters
+RESET_BOUND = 0.05  # gymnasium's reset draws every state variable from U(-0.05, 0.05)
+
+
+def _check_physics(force_mag, gravity) -> tuple[float, float]:
+    force_mag, gravity = float(force_mag), float(gravity)
+    if not (math.isfinite(force_mag) and force_mag > 0):
+        raise ValueError(f"force_mag must be a positive finite number (normal 10), got {force_mag}")
+    if not (math.isfinite(gravity) and gravity >= 0):
+        raise ValueError(f"gravity must be a non-negative finite number (normal 9.8), got {gravity}")
+    return force_mag, gravity
+
+
+class BatchCartPole:
+    """``n`` independent copies of gymnasium's CartPole-v1, stepped together (numpy float64).
+
+    The equations are gymnasium's ``CartPoleEnv.step`` verbatim (Euler integration, tau 0.02, cart mass 1.0,
+    pole mass 0.1, pole half-length 0.5; the episode ends when |x| > 2.4 or |theta| > 12 degrees), with
+    ``force_mag`` and ``gravity`` settable as in :func:`~intellimetry.aiq.domains.make_cartpole`.
+    """
+
+    tau, masscart, masspole, length = 0.02, 1.0, 0.1, 0.5
+    x_threshold, theta_threshold = 2.4, 12 * 2 * math.pi / 360
+
+    def __init__(self, n: int, force_mag: float = 10.0, gravity: float = 9.8, max_steps: int = 200):
+        self.n = check_int("n", n, 1)
+        self.force_mag, self.gravity = _check_physics(force_mag, gravity)
+        self.max_steps = check_int("max_steps", max_steps, 1)
+        self.total_mass = self.masspole + self.masscart
+        self.polemass_length = self.masspole * self.length
+        self.state = np.zeros((self.n, 4))
+
+    def reset(self, rng: np.random.Generator) -> np.ndarray:
+        """New states, each variable uniform in (-0.05, 0.05) as gymnasium's reset; returns a copy."""
+        self.state = rng.uniform(-RESET_BOUND, RESET_BOUND, size=(self.n, 4))
+        return self.state.copy()
+
+    def step(self, actions) -> tuple[np.ndarray, np.ndarray]:
+        """Apply actions (0 left, 1 right) to all copies: (next states (n, 4), terminated (n,) bool)."""
+        actions = np.asarray(actions)
+        if actions.shape != (self.n,):
+            raise ValueError(f"actions must have shape ({self.n},), got {actions.shape}")
+        x, x_dot, theta, theta_dot = self.state.T
+        force = np.where(actions == 1, self.force_mag, -self.force_mag)
+        costheta, sintheta = np.cos(theta), np.sin(theta)
+        temp = (force + self.polemass_length * np.square(theta_dot) * sintheta) / self.total_mass
+        thetaacc = (self.gravity * sintheta - costheta * temp) / (
+            self.length * (4.0 / 3.0 - self.masspole * np.square(costheta) / self.total_mass))
+        xacc = temp - self.polemass_length * thetaacc * costheta / self.total_mass
+        self.state = np.stack([x + self.tau * x_dot, x_dot + self.tau * xacc,
+                               theta + self.tau * theta_dot, theta_dot + self.tau * thetaacc], axis=1)
+        x, theta = self.state[:, 0], self.state[:, 2]
+        terminated = ((x < -self.x_threshold) | (x > self.x_threshold)
+                      | (theta < -self.theta_threshold) | (theta > self.theta_threshold))
+        return self.state.copy(), terminated
+
+    def episode_lengths(self, policy_batch: Callable, rng: np.random.Generator | None = None,
+                        initial: np.ndarray | None = None) -> np.ndarray:
+        """Run all n episodes with ``policy_batch(states (n, 4)) -> actions (n,)``; steps survived per copy.
+
+        Starts from ``reset(rng)``, or from the given ``initial`` states (n, 4).  Counted like gymnasium's
+        return: the terminating step counts, so each length lies in 1..max_steps.  Finished copies are frozen
+        (so their states stay finite) and the run stops once all have finished.
+        """
+        if initial is None:
+            if rng is None:
+                raise ValueError("episode_lengths needs an rng or initial states")
+            self.reset(rng)
+        else:
+            initial = np.array(initial, dtype=np.float64)
+            if initial.shape != (self.n, 4):
+                raise ValueError(f"initial states must have shape ({self.n}, 4), got {initial.shape}")
+            self.state = initial
+        lengths = np.zeros(self.n, dtype=np.int64)
+        alive = np.ones(self.n, dtype=bool)
+        for _ in range(self.max_steps):
+            before = self.state
+            _, terminated = self.step(np.asarray(policy_batch(before.copy())))
+            lengths += alive
+            self.state = np.where(alive[:, None], self.state, before)
+            alive &= ~terminated
+            if not alive.any():
+                break
+        return lengths
+
+
+def _n_parameters(hidden: int) -> int:
+    return 4 * hidden + hidden + 2 * hidden + 2
+
+
+def _unpack(flat: np.ndarray, hidden: int) -> tuple[np.ndarray, ...]:
+    """Split flat parameter vectors (..., P) into w1 (..., 4, h), b1 (..., h), w2 (..., h, 2), b2 (..., 2)."""
+    lead, h = flat.shape[:-1], hidden
+    cuts = np.cumsum([4 * h, h, 2 * h])
+    w1, b1, w2, b2 = np.split(flat, cuts, axis=-1)
+    return w1.reshape(*lead, 4, h), b1, w2.reshape(*lead, h, 2), b2
+
+
+@dataclass(frozen=True, eq=False)
+class Teacher:
+    """A trained CartPole policy: ``argmax(tanh(o @ w1 + b1) @ w2 + b2)`` (ties -> 0, push left).
+
+    Call it on one observation (``teacher(obs) -> 0|1``, as ``cartpole_classification`` does) or use
+    :meth:`act_batch` on many.  ``mean_length`` is the mean steps survived by these weights over
+    20 fresh :class:`BatchCartPole` episodes right after training; ``iterations`` the CEM iterations run.
+    """
+
+    force_mag: float
+    gravity: float
+    hidden: int
+    weights: tuple
+    seed: int
+    iterations: int
+    mean_length: float
+
+    def __post_init__(self):
+        h = check_int("hidden", self.hidden, 1)
+        shapes = ((4, h), (h,), (h, 2), (2,))
+        if len(self.weights) != 4:
+            raise ValueError("weights must be (w1, b1, w2, b2)")
+        frozen = []
+        for w, shape in zip(self.weights, shapes):
+            w = np.array(w, dtype=np.float64)
+            if w.shape != shape:
+                raise ValueError(f"weights must have shapes {shapes}, got {w.shape} for {shape}")
+            w.setflags(write=False)
+            frozen.append(w)
+        object.__setattr__(self, "weights", tuple(frozen))
+
+    def act_batch(self, observations) -> np.ndarray:
+        """Actions (n,) int64 for observations (n, 4)."""
+        w1, b1, w2, b2 = self.weights
+        logits = np.tanh(np.asarray(observations, dtype=np.float64) @ w1 + b1) @ w2 + b2
+        return np.argmax(logits, axis=-1).astype(np.int64)
+
+    def __call__(self, observation) -> int:
+        return int(self.act_batch(np.asarray(observation, dtype=np.float64).reshape(1, 4))[0])
+
+    def describe(self) -> str:
+        return (f"CEM teacher (4-{self.hidden}-2 tanh, {self.iterations} iterations, "
+                f"mean {self.mean_length:.1f} steps)")
+
+    def __repr__(self) -> str:  # cartpole_classification names its policy by repr
+        return self.describe()
+
+
+def train_teacher(force_mag: float = 10.0, gravity: float = 9.8, seed: int = 0, hidden: int = 8,
+                  population: int = 64, elite_fraction: float = 0.2, iterations: int = 100, episodes: int = 8,
+                  initial_std: float = 1.0, max_steps: int = 200, progress: bool = False) -> Teacher:
+    """Train a :class:`Teacher` on CartPole with this force and gravity by the cross-entropy method.
+
+    Each iteration draws ``population`` parameter vectors from N(mean, std^2), scores each by its mean
+    episode length over ``episodes`` episodes (all candidates share the same initial states, so they are
+    compared on equal terms, and all episodes run in one :class:`BatchCartPole`), and refits mean and std
+    to the best ``elite_fraction`` (std plus a 0.02 floor).  It stops early once the elite mean has reached
+    ``max_steps`` in two consecutive iterations.  The teacher is the final mean vector.  Deterministic given
+    ``seed``.
+    """
+    force_mag, gravity = _check_physics(force_mag, gravity)
+    seed = check_int("seed", seed, 0)
+    hidden, population = check_int("hidden", hidden, 1), check_int("population", population, 1)
+    iterations, episodes = check_int("iterations", iterations, 1), check_int("episodes", episodes, 1)
+    max_steps = check_int("max_steps", max_steps, 1)
+    if not 0 < float(elite_fraction) < 1:
+        raise ValueError(f"elite_fraction must lie strictly between 0 and 1, got {elite_fraction}")
+    if not (math.isfinite(float(initial_std)) and float(initial_std) > 0):
+        raise ValueError(f"initial_std must be a positive finite number, got {initial_std}")
+    from tqdm.auto import tqdm
+
+    rng = np.random.default_rng(seed)
+    n_elite = max(1, round(float(elite_fraction) * population))
+    mean, std = np.zeros(_n_parameters(hidden)), np.full(_n_parameters(hidden), float(initial_std))
+    env = BatchCartPole(population * episodes, force_mag, gravity, max_steps)
+    solved, done = 0, 0
+    bar = tqdm(range(iterations), desc=f"CEM teacher f={force_mag:g} g={gravity:g}", disable=not progress)
+    for _ in bar:
+        candidates = mean + std * rng.standard_normal((population, mean.size))
+        w1, b1, w2, b2 = _unpack(candidates, hidden)
+
+        def policy(states):  # candidate p drives copies p*episodes .. (p+1)*episodes - 1
+            o = states.reshape(population, episodes, 4)
+            hid = np.tanh(np.einsum("pei,pih->peh", o, w1) + b1[:, None])
+            logits = np.einsum("peh,pha->pea", hid, w2) + b2[:, None]
+            return (logits[..., 1] > logits[..., 0]).reshape(-1).astype(np.int64)
+
+        initial = np.tile(rng.uniform(-RESET_BOUND, RESET_BOUND, (episodes, 4)), (population, 1))
+        scores = env.episode_lengths(policy, initial=initial).reshape(population, episodes).mean(axis=1)
+        elite = np.argsort(-scores, kind="stable")[:n_elite]
+        mean, std = candidates[elite].mean(axis=0), candidates[elite].std(axis=0) + STD_FLOOR
+        done += 1
+        solved = solved + 1 if scores[elite].mean() >= max_steps else 0
+        bar.set_postfix(elite=f"{scores[elite].mean():.1f}")
+        if solved >= 2:
+            break
+    bar.close()
+    weights = tuple(w[0] for w in _unpack(mean[None], hidden))
+    teacher = Teacher(force_mag, gravity, hidden, weights, seed, done, 0.0)
+    final = BatchCartPole(FINAL_EPISODES, force_mag, gravity, max_steps)
+    mean_length = float(final.episode_lengths(teacher.act_batch, rng).mean())
+    return Teacher(force_mag, gravity, hidden, weights, seed, done, mean_length)
