@@ -328,3 +328,13 @@ def test_aiq_top_k_keeps_leading_dimensions():
     assert aiq(points, v, top_k=3) == pytest.approx(hull_volume(points[:, :3] * v[:, None]))
     assert aiq(points, v, top_k=None) == pytest.approx(hull_volume(points * v[:, None]))
     assert aiq(points, v, top_k=3) != pytest.approx(aiq(points, v, top_k=None))
+
+
+def test_fitted_bins_never_fall_below_the_smallest_policy():
+    # larger networks doing worse make the fitted line fall below zero beyond the best performance;
+    # those bins must take the family's smallest size, not zero
+    curve = mccp_curve([1000, 900, 50], [0.1, 0.2, 0.3], rule="neighbour")
+    tail = curve.centres > 0.4
+    assert (curve.source[tail] == "fit").all()
+    assert np.allclose(curve.sizes[tail], 50)
+    assert (curve.sizes >= 50).all()

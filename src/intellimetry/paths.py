@@ -11,6 +11,8 @@ NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
 DATA_DIR = REPO_ROOT / "data"
 REFERENCE_DIR = DATA_DIR / "reference"
 FIGURES_DIR = REPO_ROOT / "figures"
+# Re-usable intermediate results (trained networks of the AIQ pools, ...); ignored by git.
+CACHE_DIR = REPO_ROOT / ".cache"
 BOOK_DIR = REPO_ROOT / "book"
 
 

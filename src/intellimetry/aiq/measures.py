@@ -88,7 +88,9 @@ def mccp_curve(sizes, performances, bins: int = 30, low: float = 0.0, high: floa
 
     Linear fit: least squares of size on performance over every policy of the pool
     (``fit_points="all"``, as the paper fits its estimator on all observations) or over the smallest
-    policy of each occupied bin (``"minima"``); extrapolated sizes are clipped at 0.
+    policy of each occupied bin (``"minima"``); fitted sizes are clipped below at the pool's smallest
+    policy (no member of the family is smaller, and a line fitted mostly to large, accurate networks
+    otherwise reaches zero or negative sizes at low performance).
     """
     if rule not in RULES or run_fill not in RUN_FILLS or fit_points not in FIT_POINTS:
         raise ValueError(f"rule in {RULES}, run_fill in {RUN_FILLS}, fit_points in {FIT_POINTS}")
@@ -116,7 +118,7 @@ def mccp_curve(sizes, performances, bins: int = 30, low: float = 0.0, high: floa
         fit = _linear_fit(v[pick], s[pick])
 
     def fitted(where):
-        return np.maximum(fit(centres[where]), 0.0)
+        return np.maximum(fit(centres[where]), s.min())
 
     if rule == "monotone":  # smallest policy in bin b or above = reaching bin b's lower edge
         curve = np.fmin.accumulate(smallest[::-1])[::-1]

@@ -11,7 +11,8 @@ images ``(n, c, h, w)`` or vectors ``(n, d)``), ``y_train``/``y_test`` (int64 la
 ``[0, n_classes)``), ``n_classes``, ``is_image`` and ``fingerprint()`` (a content hash).
 
 Caching: every agent is one small JSON file ``<cache_dir>/<key>.json``, written atomically, where
-``key`` is the sha256 of (data fingerprint, architecture, budget, agent seed, :data:`CACHE_VERSION`).
+``key`` is the sha256 of (data fingerprint, architecture, budget, agent seed, :data:`CACHE_VERSION`
+and the source text of this module, so editing the training code retrains instead of reusing stale agents).
 Agent seeds come from (pool seed, agent index), so growing a pool keeps its first agents' seeds
 and keys: only the new agents are trained. A file that cannot be read or does not match its key
 is ignored and rewritten.
@@ -26,6 +27,7 @@ import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
@@ -272,8 +274,9 @@ def _arrays_of(data) -> _Arrays:
     is_image = bool(data.is_image)
     arrays = {}
     for split in ("train", "test"):
-        x = np.ascontiguousarray(getattr(data, f"x_{split}"), dtype=np.float32)
-        y = np.ascontiguousarray(getattr(data, f"y_{split}"), dtype=np.int64)
+        # writable copies where needed: torch.from_numpy warns on read-only memory (Domain arrays are)
+        x = np.require(getattr(data, f"x_{split}"), dtype=np.float32, requirements=["C", "W"])
+        y = np.require(getattr(data, f"y_{split}"), dtype=np.int64, requirements=["C", "W"])
         if x.ndim != (4 if is_image else 2):
             raise ValueError(f"{name}: x_{split} must be {'(n, c, h, w) images' if is_image else '(n, d) vectors'} "
                              f"(is_image={is_image}), got shape {x.shape}")
@@ -376,8 +379,14 @@ def agent_seed(seed: int, index: int) -> int:
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
+@lru_cache(maxsize=1)
+def _source_hash() -> str:
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+
+
 def cache_key(fingerprint: str, architecture: Architecture, budget: Budget, seed: int) -> str:
-    payload = {"version": CACHE_VERSION, "data": str(fingerprint), "architecture": architecture.to_dict(),
+    payload = {"version": CACHE_VERSION, "code": _source_hash(), "data": str(fingerprint),
+               "architecture": architecture.to_dict(),
                "budget": budget.to_dict(), "seed": int(seed)}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
