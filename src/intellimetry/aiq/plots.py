@@ -1,0 +1,92 @@
+"""Drawing helpers shared by the AIQ notebooks (one look for every MCCP, mixing and heat-map panel)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..plotting import COLORS
+from .measures import diagonal
+
+SOURCE_COLORS = {"observed": COLORS["ours"], "nearest": COLORS["limited"], "neighbour": COLORS["capable"],
+                 "fit": COLORS["autonomous"], "interpolated": COLORS["accent"]}
+
+
+def draw_mccp_curve(ax, curve, pool, title: str = "") -> None:
+    """The pool (size vs accuracy), the minimal-size bins coloured by how each was filled, the area shaded."""
+    ax.scatter([a.accuracy for a in pool], [a.size for a in pool], s=14, color=COLORS["neutral"], alpha=0.5,
+               label="trained networks", zorder=3)
+    ax.fill_between(curve.edges.repeat(2)[1:-1], 0, curve.sizes.repeat(2), color=COLORS["ours"], alpha=0.12,
+                    label=f"MCCP = area = {curve.area:,.0f}")
+    for source, color in SOURCE_COLORS.items():
+        mask = curve.source == source
+        if mask.any():
+            ax.bar(curve.centres[mask], curve.sizes[mask], width=curve.width * 0.9, color=color, alpha=0.55,
+                   label=f"bin: {source}")
+    ax.set_xlabel("performance (test accuracy)")
+    ax.set_ylabel("policy size (trainable parameters)")
+    ax.set_yscale("log")
+    ax.set_xlim(curve.edges[0], curve.edges[-1])
+    ax.legend(fontsize=7, loc="upper left")
+    if title:
+        ax.set_title(title)
+
+
+def draw_mccp_series(ax, x, complexities, label: str = "MCCP (ours, 95 % interval over pools)",
+                     color: str = COLORS["ours"], trend: bool = True) -> dict:
+    """MCCP with its interval against a swept parameter; returns the least-squares trend line's numbers."""
+    est = np.array([c.interval.estimate for c in complexities])
+    low = np.array([c.interval.low for c in complexities])
+    high = np.array([c.interval.high for c in complexities])
+    ax.errorbar(x, est, yerr=[est - low, high - est], fmt="x", color=color, capsize=3, label=label)
+    out = {}
+    if trend and len(x) > 2:
+        slope, intercept = np.polyfit(np.asarray(x, float), est, 1)
+        r = float(np.corrcoef(x, est)[0, 1])
+        ax.plot(x, slope * np.asarray(x, float) + intercept, "--", color=color, lw=1,
+                label=f"linear trend (R = {r:.2f})")
+        out = {"slope": float(slope), "intercept": float(intercept), "r": r}
+    ax.set_ylabel("MCCP complexity")
+    return out
+
+
+def draw_entropy(ax, x, entropy, label: str = "entropy (bits)") -> None:
+    """Entropy on a twin axis, in the paper's red solid line."""
+    twin = ax.twinx()
+    twin.plot(x, entropy, "-", color=COLORS["paper"], label=label)
+    twin.set_ylabel(label, color=COLORS["paper"])
+    lines, labels = ax.get_legend_handles_labels()
+    more, more_labels = twin.get_legend_handles_labels()
+    ax.legend(lines + more, labels + more_labels, fontsize=8, loc="best")
+
+
+def draw_mixing(ax, mixing, first: str, second: str, per_agent: bool = True) -> None:
+    """V_O(p), the diagonal between the two single-domain performances, and the area between them (DS)."""
+    p, v = mixing.p, mixing.performance
+    line = diagonal(p, mixing.v_first, mixing.v_second)
+    if per_agent:
+        for k in range(mixing.per_agent.shape[1]):
+            ax.plot(p, mixing.per_agent[:, k], ".", color=COLORS["limited"], ms=4,
+                    label="single networks" if k == 0 else None)
+    ax.plot(p, v, "o-", color=COLORS["ours"], label="$V_O(p)$: trained on the mixture")
+    ax.plot(p, line, "--", color=COLORS["neutral"], label="$V_d(p)$: diagonal")
+    ax.fill_between(p, v, line, color=COLORS["limited"], alpha=0.35, label=f"DS = {mixing.dissimilarity:.4f}")
+    ax.axhline(mixing.v_first, color=COLORS["capable"], lw=0.8, label=f"{first} alone")
+    ax.axhline(mixing.v_second, color=COLORS["autonomous"], lw=0.8, label=f"{second} alone")
+    ax.set_xlabel(f"p (share of samples from {first})")
+    ax.set_ylabel("performance (test accuracy)")
+    ax.legend(fontsize=7, loc="best")
+
+
+def draw_heatmap(ax, matrix, row_names, col_names=None, label: str = "", fmt: str = ".3f", cmap: str = "viridis"):
+    """A matrix with its values written in the cells (small suites) and named axes."""
+    matrix = np.asarray(matrix, dtype=float)
+    col_names = row_names if col_names is None else col_names
+    image = ax.imshow(matrix, cmap=cmap)
+    ax.set_xticks(range(len(col_names)), col_names, rotation=45, ha="right", fontsize=8)
+    ax.set_yticks(range(len(row_names)), row_names, fontsize=8)
+    if matrix.size <= 64:
+        top = np.nanmax(matrix)
+        for (i, j), value in np.ndenumerate(matrix):
+            ax.text(j, i, format(value, fmt), ha="center", va="center", fontsize=7,
+                    color="white" if value < 0.6 * top else "black")
+    ax.figure.colorbar(image, ax=ax, shrink=0.8, label=label)
+    return image

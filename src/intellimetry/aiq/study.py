@@ -1,0 +1,315 @@
+"""The AIQ experiments as functions the notebooks call: pools -> MCCP, mixtures -> dissimilarity,
+the suite's intelligence space, and handicapped agents -> AIQ.
+
+Every trained network goes through :func:`intellimetry.aiq.pools.run_pool`, whose per-agent cache
+lives in ``.cache/aiq-pools`` (keyed by data, architecture, budget, seed and the training code), so
+notebooks that share domains and settings share their agents, and a re-run trains only what is new.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from ..checks import check_int
+from ..paths import CACHE_DIR
+from ..stats import Interval
+from . import domains as dom
+from .measures import (Embedding, MCCPCurve, aiq, dissimilarity, mccp_curve, mccp_interval, multilaterate,
+                       normalise_across, scaled_points)
+from .pools import AgentResult, Architecture, Budget, handicap_series, random_architectures, run_pool
+from .teacher import TEACHER_DEFAULTS, Teacher, train_teacher
+
+POOL_CACHE = CACHE_DIR / "aiq-pools"
+MIXTURE_LABELS = ("auto", "concatenate", "shared")
+
+# Our domain -> the paper's domain it stands in for (the book labels every plot this way).
+STAND_INS = {"digits": "MNIST", "digits-hard": "Fashion-MNIST", "shapes10": "CIFAR10", "shapes100": "CIFAR100",
+             "cartpole": "CartPole"}
+SUITE = tuple(STAND_INS)
+
+
+def stand_in_label(name: str) -> str:
+    """'digits' -> 'digits (MNIST)': our domain with the paper's domain it replaces."""
+    base = name.split("[", 1)[0]
+    return f"{name} ({STAND_INS[base]})" if base in STAND_INS else name
+
+
+def _stable_seed(*parts) -> int:
+    digest = hashlib.sha256(":".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
+# --------------------------------------------------------------------------- CartPole from a trained agent
+
+@dataclass(frozen=True)
+class CartPoleData:
+    """CartPole as observation -> action classification from a trained teacher, with the teacher."""
+
+    domain: dom.Domain
+    teacher: Teacher
+
+    @property
+    def observations(self) -> np.ndarray:
+        """Every observation of the teacher's episodes (train and test), for the entropy baseline."""
+        return np.concatenate([self.domain.x_train, self.domain.x_test])
+
+
+@lru_cache(maxsize=64)
+def cartpole_data(force_mag: float = 10.0, gravity: float = 9.8, seed: int = 0, episodes: int = 40,
+                  teacher_iterations: int = TEACHER_DEFAULTS["iterations"]) -> CartPoleData:
+    """Train a teacher (cross-entropy method) at this force and gravity, then record ``episodes``
+    of its (observation, action) pairs in gymnasium's CartPole-v1 (split by episode)."""
+    teacher = train_teacher(force_mag, gravity, seed=seed, iterations=teacher_iterations)
+    domain = dom.cartpole_classification(force_mag, gravity, policy=teacher, episodes=episodes, seed=seed)
+    return CartPoleData(domain, teacher)
+
+
+def suite_domain(name: str, seed: int = 0, cartpole_episodes: int = 40) -> dom.Domain:
+    """One domain of the test suite (see STAND_INS); CartPole comes from the trained teacher."""
+    if name == "cartpole":
+        return cartpole_data(seed=seed, episodes=cartpole_episodes).domain
+    if name not in STAND_INS:
+        raise ValueError(f"domain: unknown suite domain {name!r}; allowed: {', '.join(SUITE)}")
+    return dom.load_domain(name, seed=seed)
+
+
+# --------------------------------------------------------------------------- entropy baseline
+
+def _quantised(x: np.ndarray, levels: int = 256) -> np.ndarray:
+    """Inputs as integer levels: images in [0, 1] directly, vectors per feature over its observed range."""
+    if x.ndim == 4:
+        return np.rint(x[:, 0] * (levels - 1)).astype(np.int16)
+    low, high = x.min(axis=0), x.max(axis=0)
+    span = np.where(high > low, high - low, 1.0)
+    return np.rint((x - low) / span * (levels - 1)).astype(np.int16)[:, None, :]  # (n, 1, d) one-row images
+
+
+def domain_entropy(domain: dom.Domain) -> float:
+    """The paper's image entropy (radius-1 neighbourhood, + log2 classes, summed over all samples)
+    on the train and test inputs; a vector domain counts each sample as a one-row image of its
+    features quantised to 256 levels."""
+    from .measures import image_entropy
+
+    x = np.concatenate([domain.x_train, domain.x_test])
+    return image_entropy(_quantised(x), domain.n_classes)
+
+
+# --------------------------------------------------------------------------- pools and MCCP
+
+@dataclass(frozen=True)
+class PoolSpec:
+    """A pool of randomly built networks, all trained with one budget (the MCCP calibration set)."""
+
+    agents: int = 24
+    kind: str = "mlp"
+    depth: tuple = (1, 3)
+    width: tuple = (1, 32)
+    epochs: int = 40
+    batch_size: int = 0
+    learning_rate: float = 0.03
+    seed: int = 0
+    workers: int = 1
+
+    def __post_init__(self):
+        check_int("agents", self.agents, 1)
+        check_int("workers", self.workers, 1)
+        object.__setattr__(self, "depth", tuple(self.depth))
+        object.__setattr__(self, "width", tuple(self.width))
+        self.budget()  # validates epochs, batch size, learning rate
+
+    def budget(self) -> Budget:
+        return Budget(self.epochs, self.batch_size, self.learning_rate)
+
+    def architectures(self, repeat: int = 0) -> list[Architecture]:
+        return random_architectures(self.agents, self.kind, self.depth, self.width, seed=self.pool_seed(repeat))
+
+    def pool_seed(self, repeat: int) -> int:
+        return _stable_seed("pool", self.seed, repeat)
+
+    def to_dict(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if k != "workers"}
+
+
+def train_pool(domain, spec: PoolSpec, repeat: int = 0, progress: bool = True) -> list[AgentResult]:
+    """Pool number ``repeat`` (its own architectures and seeds) trained on ``domain``, via the cache."""
+    return run_pool(domain, spec.architectures(repeat), spec.budget(), spec.pool_seed(repeat), POOL_CACHE,
+                    workers=spec.workers, progress=progress)
+
+
+@dataclass(frozen=True)
+class Complexity:
+    """MCCP of one domain over repeated pools: the interval, each pool's value, the first pool's curve."""
+
+    name: str
+    interval: Interval
+    values: np.ndarray
+    curve: MCCPCurve
+    pools: list = field(repr=False)
+
+    @property
+    def best_accuracy(self) -> float:
+        return max(r.accuracy for pool in self.pools for r in pool)
+
+    def summary(self) -> dict:
+        return {"mccp": float(self.interval.estimate), "low": float(self.interval.low),
+                "high": float(self.interval.high), "pools": [float(v) for v in self.values],
+                "best_accuracy": float(self.best_accuracy)}
+
+
+def complexity(domain, spec: PoolSpec, repeats: int = 3, rule: str = "neighbour", progress: bool = True) -> Complexity:
+    """MCCP (30 bins over accuracy [0, 1]) of ``domain`` over ``repeats`` independent pools, with a 95 % t interval."""
+    repeats = check_int("repeats", repeats, 2)
+    pools = [train_pool(domain, spec, r, progress) for r in range(repeats)]
+    pairs = [([a.size for a in pool], [a.accuracy for a in pool]) for pool in pools]
+    interval, values = mccp_interval(pairs, rule=rule)
+    return Complexity(domain.name, interval, values, mccp_curve(*pairs[0], rule=rule), pools)
+
+
+# --------------------------------------------------------------------------- dissimilarity by mixing
+
+@dataclass(frozen=True)
+class MixSpec:
+    """The fixed policy system trained on every mixture O(p): ``agents`` networks of one architecture."""
+
+    agents: int = 2
+    depth: int = 2
+    width: int = 32
+    epochs: int = 40
+    batch_size: int = 0
+    learning_rate: float = 0.03
+    p_step: float = 0.1
+    seed: int = 0
+    workers: int = 1
+
+    def __post_init__(self):
+        check_int("agents", self.agents, 1)
+        steps = 1 / self.p_step
+        if not 0 < self.p_step <= 0.5 or abs(steps - round(steps)) > 1e-9:
+            raise ValueError(f"p_step must divide 1 into whole steps and be at most 0.5 (e.g. 0.1, 0.2, 0.25), "
+                             f"got {self.p_step}")
+
+    def p_grid(self) -> np.ndarray:
+        return np.linspace(0, 1, round(1 / self.p_step) + 1)
+
+    def to_dict(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if k != "workers"}
+
+
+@dataclass(frozen=True)
+class Mixing:
+    """V_O(p) (mean over the agents) for p = share of samples from the first domain, and DS."""
+
+    first: str
+    second: str
+    p: np.ndarray
+    performance: np.ndarray
+    per_agent: np.ndarray
+    labels: str
+
+    @property
+    def dissimilarity(self) -> float:
+        return dissimilarity(self.p, self.performance)
+
+    @property
+    def v_first(self) -> float:
+        return float(self.performance[-1])
+
+    @property
+    def v_second(self) -> float:
+        return float(self.performance[0])
+
+
+def mixing_curve(d1, d2, spec: MixSpec, labels: str = "auto", progress: bool = False) -> Mixing:
+    """Train the same policy system afresh on the mixture O(p) at every p of the grid.
+
+    ``labels="auto"`` shares the label space when both domains have the same task (same name
+    before any variant suffix, or both CartPole), and keeps the label spaces apart otherwise.
+    """
+    if labels not in MIXTURE_LABELS:
+        raise ValueError(f"labels: unknown label mode {labels!r}; allowed: {', '.join(MIXTURE_LABELS)}")
+    if labels == "auto":
+        labels = "shared" if _same_task(d1, d2) else "concatenate"
+    architecture = Architecture("mlp", spec.depth, spec.width)
+    budget = Budget(spec.epochs, spec.batch_size, spec.learning_rate)
+    p_grid = spec.p_grid()
+    scores = np.empty((len(p_grid), spec.agents))
+    for i, p in enumerate(p_grid):
+        seed = _stable_seed("mix", spec.seed, d1.fingerprint(), d2.fingerprint(), i)
+        mixed = dom.mixture(d1, d2, float(p), seed=seed, labels=labels)
+        pool = run_pool(mixed, [architecture] * spec.agents, budget, seed, POOL_CACHE, workers=spec.workers,
+                        progress=progress)
+        scores[i] = [a.accuracy for a in pool]
+    return Mixing(d1.name, d2.name, p_grid, scores.mean(axis=1), scores, labels)
+
+
+def _task_of(domain) -> str:
+    name = domain.name.split("[", 1)[0].split("+", 1)[0]
+    return "cartpole" if name.startswith("cartpole") else name
+
+
+def _same_task(d1, d2) -> bool:
+    return d1 is d2 or _task_of(d1) == _task_of(d2)
+
+
+def dissimilarity_matrix(domains: list, spec: MixSpec, labels: str = "auto", progress: bool = True):
+    """DS for every ordered pair (row = first domain, p = its share), each cell measured on its own
+    mixtures, so the matrix's asymmetry shows the measurement noise. Returns (matrix, curves)."""
+    from tqdm.auto import tqdm
+
+    n = len(domains)
+    matrix = np.zeros((n, n))
+    curves = {}
+    with tqdm(total=n * n, desc="dissimilarity", disable=not progress, leave=False) as bar:
+        for i, a in enumerate(domains):
+            for j, b in enumerate(domains):
+                curve = mixing_curve(a, b, spec, labels)
+                matrix[i, j], curves[i, j] = curve.dissimilarity, curve
+                bar.update(1)
+    return matrix, curves
+
+
+# --------------------------------------------------------------------------- intelligence space and AIQ
+
+@dataclass(frozen=True)
+class Space:
+    """The suite in the intelligence space: normalised complexities C (distance from the empty test),
+    normalised symmetrised dissimilarities D, the multilateration and the scaled points I_mu."""
+
+    names: list
+    complexity: np.ndarray
+    distance: np.ndarray
+    embedding: Embedding
+    points: np.ndarray
+
+    def aiq(self, performances, top_k: int | None = 3) -> float:
+        return aiq(self.points, performances, top_k)
+
+
+def intelligence_space(names, mccps, ds_matrix) -> Space:
+    """Multilaterate the suite with the empty test fixed at the origin (spec: Sections 2.6, 3.3.5).
+
+    C = MCCP / max MCCP; D = the dissimilarity symmetrised ((DS + DS^T)/2, zero diagonal) and divided
+    by its largest value, so both live on [0, 1]."""
+    ds = np.asarray(ds_matrix, dtype=float)
+    if ds.shape != (len(names), len(names)) or len(mccps) != len(names):
+        raise ValueError("names, mccps and ds_matrix must describe the same tests")
+    c = normalise_across(mccps, "max")
+    d = (ds + ds.T) / 2
+    np.fill_diagonal(d, 0.0)
+    d = d / d.max() if d.max() > 0 else d
+    embedding = multilaterate(c, d)
+    return Space(list(names), c, d, embedding, scaled_points(embedding.coordinates, c))
+
+
+def handicap_accuracies(domains: list, depths, widths, budget: Budget, seed: int = 0, workers: int = 1,
+                        progress: bool = True) -> np.ndarray:
+    """Accuracy of each handicapped network on each domain: array (depths, widths, domains)."""
+    out = np.empty((len(depths), len(widths), len(domains)))
+    for k, domain in enumerate(domains):
+        for i, depth in enumerate(depths):
+            results = handicap_series(domain, depth, widths, budget, seed, POOL_CACHE, workers, progress)
+            out[i, :, k] = [r.accuracy for r in results]
+    return out
