@@ -407,3 +407,15 @@ def test_cartpole_classification_labels_are_the_policy_actions():
     assert heavy.name == "cartpole(force=10,gravity=360)" and len(heavy.y_train) < 3 * 50
     with pytest.raises(ValueError, match="episodes"):
         cartpole_classification(episodes=1)
+
+
+def test_mixture_of_vector_domains_at_the_ends_of_the_p_grid():
+    # p = 0 and p = 1 draw nothing from one side: the empty part must still reshape and pad
+    rng = np.random.default_rng(0)
+    a = Domain("a", rng.random((20, 4)), rng.integers(0, 2, 20), rng.random((8, 4)), rng.integers(0, 2, 8), 2, "t")
+    b = Domain("b", rng.random((20, 4)), rng.integers(0, 2, 20), rng.random((8, 4)), rng.integers(0, 2, 8), 2, "t")
+    for p, source in ((0.0, b), (1.0, a)):
+        mixed = mixture(a, b, p, labels="shared")
+        assert mixed.x_train.shape == (20, 4)
+        rows = {tuple(r) for r in source.x_train}
+        assert all(tuple(r) in rows for r in mixed.x_train)

@@ -538,7 +538,7 @@ def mixture(d1: Domain, d2: Domain, p: float, seed: int = 0, labels: str = "conc
         if (k1 and not len(y1)) or (n - k1 and not len(y2)):
             raise ValueError(f"cannot draw {part} samples from an empty {part} set")
         i1, i2 = _draw(k1, len(y1), rng), _draw(n - k1, len(y2), rng)
-        xs = [x if image else x.reshape(len(x), -1) for x in (x1[i1], x2[i2])]
+        xs = [x if image else x.reshape(len(x), int(np.prod(x.shape[1:]))) for x in (x1[i1], x2[i2])]  # len 0 ok
         x = np.concatenate([_pad_to(xs[0], shape), _pad_to(xs[1], shape)])
         y = np.concatenate([y1[i1], y2[i2] + offset])
         order = rng.permutation(n)
