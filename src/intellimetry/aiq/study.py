@@ -288,14 +288,27 @@ class Space:
         return aiq(self.points, performances, top_k)
 
 
-def intelligence_space(names, mccps, ds_matrix) -> Space:
+COMPLEXITY_SCALES = ("max", "log")
+
+
+def intelligence_space(names, mccps, ds_matrix, complexity_scale: str = "max") -> Space:
     """Multilaterate the suite with the empty test fixed at the origin (spec: Sections 2.6, 3.3.5).
 
-    C = MCCP / max MCCP; D = the dissimilarity symmetrised ((DS + DS^T)/2, zero diagonal) and divided
-    by its largest value, so both live on [0, 1]."""
+    C = MCCP / max MCCP (``complexity_scale="max"``, the paper's normalisation) or log MCCP / log max
+    MCCP (``"log"``: MCCPs spanning orders of magnitude otherwise crowd the simple tests at the
+    origin); D = the dissimilarity symmetrised ((DS + DS^T)/2, zero diagonal) and divided by its
+    largest value, so both live on [0, 1]."""
     ds = np.asarray(ds_matrix, dtype=float)
     if ds.shape != (len(names), len(names)) or len(mccps) != len(names):
         raise ValueError("names, mccps and ds_matrix must describe the same tests")
+    if complexity_scale not in COMPLEXITY_SCALES:
+        raise ValueError(f"complexity_scale: unknown scale {complexity_scale!r}; "
+                         f"allowed: {', '.join(COMPLEXITY_SCALES)}")
+    mccps = np.asarray(mccps, dtype=float)
+    if complexity_scale == "log":
+        if (mccps <= 1).any():
+            raise ValueError("complexity_scale 'log' needs every MCCP above 1")
+        mccps = np.log(mccps)
     c = normalise_across(mccps, "max")
     d = (ds + ds.T) / 2
     np.fill_diagonal(d, 0.0)
@@ -313,3 +326,28 @@ def handicap_accuracies(domains: list, depths, widths, budget: Budget, seed: int
             results = handicap_series(domain, depth, widths, budget, seed, POOL_CACHE, workers, progress)
             out[i, :, k] = [r.accuracy for r in results]
     return out
+
+
+@dataclass(frozen=True)
+class Suite:
+    """The test suite measured: its domains, MCCP per domain, the dissimilarity matrix and the space."""
+
+    names: list
+    domains: list = field(repr=False)
+    complexities: list = field(repr=False)
+    dissimilarity: np.ndarray = field(repr=False)
+    space: Space = field(repr=False)
+
+
+def measure_suite(names, pool: PoolSpec, mix: MixSpec, repeats: int = 3, rule: str = "neighbour", seed: int = 0,
+                  cartpole_episodes: int = 40, complexity_scale: str = "max", progress: bool = True) -> Suite:
+    """Complexity, dissimilarity and intelligence space of a suite (the paper's Sections 3.3.2-3.3.5).
+    Self-pairs share labels, different domains keep their label spaces apart."""
+    from tqdm.auto import tqdm
+
+    domains = [suite_domain(name, seed, cartpole_episodes) for name in names]
+    complexities = [complexity(d, pool, repeats, rule, progress=False)
+                    for d in tqdm(domains, desc="suite complexity", disable=not progress, leave=False)]
+    matrix, _ = dissimilarity_matrix(domains, mix, progress=progress)
+    space = intelligence_space(list(names), [c.interval.estimate for c in complexities], matrix, complexity_scale)
+    return Suite(list(names), domains, complexities, matrix, space)
