@@ -186,10 +186,15 @@ class MixSpec:
 
     def __post_init__(self):
         check_int("agents", self.agents, 1)
+        check_int("workers", self.workers, 1)
+        self.budget()  # validates epochs, batch size, learning rate
         steps = 1 / self.p_step
         if not 0 < self.p_step <= 0.5 or abs(steps - round(steps)) > 1e-9:
             raise ValueError(f"p_step must divide 1 into whole steps and be at most 0.5 (e.g. 0.1, 0.2, 0.25), "
                              f"got {self.p_step}")
+
+    def budget(self) -> Budget:
+        return Budget(self.epochs, self.batch_size, self.learning_rate)
 
     def p_grid(self) -> np.ndarray:
         return np.linspace(0, 1, round(1 / self.p_step) + 1)
@@ -233,7 +238,7 @@ def mixing_curve(d1, d2, spec: MixSpec, labels: str = "auto", progress: bool = F
     if labels == "auto":
         labels = "shared" if _same_task(d1, d2) else "concatenate"
     architecture = Architecture("mlp", spec.depth, spec.width)
-    budget = Budget(spec.epochs, spec.batch_size, spec.learning_rate)
+    budget = spec.budget()
     p_grid = spec.p_grid()
     scores = np.empty((len(p_grid), spec.agents))
     for i, p in enumerate(p_grid):
