@@ -95,9 +95,9 @@ class Counter:
         self.calls: list[tuple[Architecture, int]] = []
         real = pools.train_agent
 
-        def counted(data, architecture, budget, seed, threads=1):
+        def counted(data, architecture, budget, seed, threads=1, control=None):
             self.calls.append((architecture, seed))
-            return real(data, architecture, budget, seed, threads)
+            return real(data, architecture, budget, seed, threads, control)
 
         monkeypatch.setattr(pools, "train_agent", counted)
 
@@ -363,3 +363,31 @@ def test_handicap_series_removes_nodes_and_reuses_the_cache(tmp_path, monkeypatc
     longer = handicap_series(XOR, 2, [16, 8, 4, 1], BUDGET, 0, tmp_path, progress=False)
     assert counter.calls == [(Architecture("mlp", 2, 8), longer[1].seed)]  # only the new width is trained
     assert [longer[i] for i in (0, 2, 3)] == series
+
+
+def test_control_scores_a_network_as_a_cartpole_controller(tmp_path):
+    from intellimetry.aiq.domains import cartpole_classification
+
+    data = cartpole_classification(episodes=6, seed=0)  # the heuristic controller balances for 200 steps
+    task = pools.ControlTask(episodes=10, seed=1)
+    good = pools.train_agent(data, Architecture("mlp", 1, 16), Budget(200, 0, 0.05), seed=0, control=task)
+    assert good.accuracy > 0.9 and good.control > 0.9
+
+    class PushLeft(torch.nn.Module):
+        def forward(self, x):
+            return torch.stack([torch.ones(len(x)), torch.zeros(len(x))], dim=1)
+
+    assert task.score(PushLeft()) < 0.1  # always pushing one way topples the pole in about 10 steps
+    cached = run_pool(data, [Architecture("mlp", 1, 16)], Budget(200, 0, 0.05), 0, tmp_path, progress=False,
+                      seeds=[0], control=task)
+    assert cached[0].control == good.control
+    assert pools.cache_key("f", Architecture("mlp", 1, 2), Budget(1, 0, 0.1), 0, task) != \
+        pools.cache_key("f", Architecture("mlp", 1, 2), Budget(1, 0, 0.1), 0)
+
+
+def test_control_needs_cartpole_data():
+    toy = _split("toy", np.zeros((8, 3), np.float32), np.arange(8) % 2, 2, False)
+    with pytest.raises(ValueError, match="control needs CartPole data"):
+        pools.train_agent(toy, Architecture("mlp", 1, 2), Budget(1, 0, 0.1), 0, control=pools.ControlTask())
+    with pytest.raises(ValueError, match="episodes"):
+        pools.ControlTask(episodes=0)

@@ -228,6 +228,43 @@ class Budget:
 
 
 @dataclass(frozen=True)
+class ControlTask:
+    """CartPole as an RL task: after training on observation -> action data, run the network as a
+    controller (action = argmax of its outputs) for ``episodes`` episodes of gymnasium's CartPole-v1
+    physics (the numpy copy in :mod:`intellimetry.aiq.teacher`); its performance is the mean number
+    of steps survived / ``max_steps`` (the paper's t / 200)."""
+
+    force_mag: float = 10.0
+    gravity: float = 9.8
+    episodes: int = 20
+    seed: int = 0
+    max_steps: int = 200
+
+    def __post_init__(self):
+        from .teacher import _check_physics
+
+        force_mag, gravity = _check_physics(self.force_mag, self.gravity)
+        object.__setattr__(self, "force_mag", force_mag)
+        object.__setattr__(self, "gravity", gravity)
+        for name, low in (("episodes", 1), ("seed", 0), ("max_steps", 1)):
+            object.__setattr__(self, name, check_int(name, getattr(self, name), low))
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def score(self, model: nn.Module) -> float:
+        from .teacher import BatchCartPole
+
+        def policy(states: np.ndarray) -> np.ndarray:
+            with torch.no_grad():
+                return model(torch.from_numpy(states.astype(np.float32))).argmax(dim=1).numpy()
+
+        env = BatchCartPole(self.episodes, self.force_mag, self.gravity, self.max_steps)
+        lengths = env.episode_lengths(policy, np.random.default_rng(self.seed))
+        return float(lengths.mean() / self.max_steps)
+
+
+@dataclass(frozen=True)
 class AgentResult:
     """One trained agent. ``seconds`` (wall time of training + evaluation) is left out of equality,
     so results from a cache, another worker count or another machine compare equal when the
@@ -238,15 +275,17 @@ class AgentResult:
     accuracy: float
     seconds: float = field(compare=False)
     seed: int = 0
+    control: float | None = None  # controller performance (ControlTask), when asked for
 
     def to_dict(self) -> dict:
         return {"architecture": self.architecture.to_dict(), "size": self.size, "accuracy": self.accuracy,
-                "seconds": self.seconds, "seed": self.seed}
+                "seconds": self.seconds, "seed": self.seed, "control": self.control}
 
     @classmethod
     def from_dict(cls, d: dict) -> "AgentResult":
+        control = d.get("control")
         return cls(Architecture.from_dict(d["architecture"]), int(d["size"]), float(d["accuracy"]),
-                   float(d["seconds"]), int(d["seed"]))
+                   float(d["seconds"]), int(d["seed"]), None if control is None else float(control))
 
 
 @dataclass(frozen=True)
@@ -312,8 +351,10 @@ def _warm_up() -> None:
         _WARM = True
 
 
-def train_agent(data, architecture: Architecture, budget: Budget, seed: int, threads: int = 1) -> AgentResult:
-    """Train one agent and return its size and test accuracy.
+def train_agent(data, architecture: Architecture, budget: Budget, seed: int, threads: int = 1,
+                control: ControlTask | None = None) -> AgentResult:
+    """Train one agent and return its size and test accuracy (and, with ``control``, its performance
+    as a CartPole controller).
 
     Deterministic for a seed: weights are initialised and minibatches shuffled from ``seed`` (inside
     ``torch.random.fork_rng``, so the caller's global generator is untouched), deterministic algorithms
@@ -328,6 +369,7 @@ def train_agent(data, architecture: Architecture, budget: Budget, seed: int, thr
         raise ValueError(f"kind 'conv' needs image data; {arrays.name} is vectors (is_image=False); allowed kinds: mlp")
     seed = check_int("seed", seed, 0)
     threads = check_int("threads", threads, 1)
+    _check_control(control, arrays)
     size = architecture.parameters(arrays.input_shape, arrays.n_classes)
     _warm_up()
 
@@ -364,11 +406,22 @@ def train_agent(data, architecture: Architecture, budget: Budget, seed: int, thr
                 for start in range(0, len(x_test), EVAL_BATCH):
                     logits = model(x_test[start:start + EVAL_BATCH])
                     correct += int((logits.argmax(dim=1) == y_test[start:start + EVAL_BATCH]).sum())
+            controlled = control.score(model) if control is not None else None
     finally:
         torch.set_num_threads(old_threads)
         torch.use_deterministic_algorithms(old_deterministic)
     accuracy = correct / len(arrays.y_test)
-    return AgentResult(architecture, size, accuracy, time.perf_counter() - started, seed)
+    return AgentResult(architecture, size, accuracy, time.perf_counter() - started, seed, controlled)
+
+
+def _check_control(control, arrays: _Arrays) -> None:
+    if control is None:
+        return
+    if not isinstance(control, ControlTask):
+        raise ValueError(f"control must be a ControlTask or None, got {type(control).__name__}")
+    if arrays.is_image or arrays.input_shape != (4,) or arrays.n_classes != 2:
+        raise ValueError(f"control needs CartPole data (4 observations -> 2 actions); {arrays.name} has inputs "
+                         f"{arrays.input_shape} and {arrays.n_classes} classes")
 
 
 # --------------------------------------------------------------------------- pools with a cache
@@ -384,10 +437,13 @@ def _source_hash() -> str:
     return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 
 
-def cache_key(fingerprint: str, architecture: Architecture, budget: Budget, seed: int) -> str:
+def cache_key(fingerprint: str, architecture: Architecture, budget: Budget, seed: int,
+              control: ControlTask | None = None) -> str:
     payload = {"version": CACHE_VERSION, "code": _source_hash(), "data": str(fingerprint),
                "architecture": architecture.to_dict(),
                "budget": budget.to_dict(), "seed": int(seed)}
+    if control is not None:
+        payload["control"] = control.to_dict()
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
@@ -400,7 +456,8 @@ def _load_cached(path: Path, key: str, architecture: Architecture, seed: int) ->
         result = AgentResult.from_dict(record)
         valid = (record.get("key") == key and record.get("version") == CACHE_VERSION
                  and result.architecture == architecture and result.seed == seed
-                 and 0.0 <= result.accuracy <= 1.0 and result.size >= 1)
+                 and 0.0 <= result.accuracy <= 1.0 and result.size >= 1
+                 and (result.control is None or 0.0 <= result.control <= 1.0))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         valid = False
     if not valid:
@@ -430,14 +487,16 @@ def _init_worker(arrays: _Arrays) -> None:
     _warm_up()
 
 
-def _train_in_worker(index: int, architecture: Architecture, budget: Budget, seed: int) -> tuple[int, AgentResult]:
+def _train_in_worker(index: int, architecture: Architecture, budget: Budget, seed: int,
+                     control: ControlTask | None) -> tuple[int, AgentResult]:
     if _WORKER_ARRAYS is None:
         raise RuntimeError("pool worker used without its initializer")
-    return index, train_agent(_WORKER_ARRAYS, architecture, budget, seed, threads=1)
+    return index, train_agent(_WORKER_ARRAYS, architecture, budget, seed, threads=1, control=control)
 
 
 def run_pool(data, architectures: Sequence[Architecture], budget: Budget, seed: int, cache_dir,
-             workers: int = 1, progress: bool = True, seeds: Sequence[int] | None = None) -> list[AgentResult]:
+             workers: int = 1, progress: bool = True, seeds: Sequence[int] | None = None,
+             control: ControlTask | None = None) -> list[AgentResult]:
     """Train (or load from ``cache_dir``) one agent per architecture; results in the order given.
 
     Agent ``i`` trains with ``agent_seed(seed, i)`` unless ``seeds`` gives the per-agent seeds
@@ -447,7 +506,8 @@ def run_pool(data, architectures: Sequence[Architecture], budget: Budget, seed: 
     Workers are started with "spawn" (each gets the arrays once, through its initializer, and runs
     torch on one thread), so results do not depend on ``workers``; starting them costs a few seconds
     (torch import), worth it only when the missing agents take longer than that. A script calling
-    this with ``workers > 1`` needs the usual ``if __name__ == "__main__":`` guard (notebooks do not)."""
+    this with ``workers > 1`` needs the usual ``if __name__ == "__main__":`` guard (notebooks do not).
+    ``control`` (CartPole data only) also scores every network as a controller (``AgentResult.control``)."""
     architectures = list(architectures)
     for i, a in enumerate(architectures):
         if not isinstance(a, Architecture):
@@ -474,7 +534,8 @@ def run_pool(data, architectures: Sequence[Architecture], budget: Budget, seed: 
     cache_dir = Path(cache_dir)
 
     results: list[AgentResult | None] = [None] * len(architectures)
-    keys = [cache_key(fingerprint, a, budget, s) for a, s in zip(architectures, seeds)]
+    _check_control(control, arrays)
+    keys = [cache_key(fingerprint, a, budget, s, control) for a, s in zip(architectures, seeds)]
     missing = []
     for i, (a, s, key) in enumerate(zip(architectures, seeds, keys)):
         results[i] = _load_cached(cache_dir / f"{key}.json", key, a, s)
@@ -494,7 +555,7 @@ def run_pool(data, architectures: Sequence[Architecture], budget: Budget, seed: 
         try:
             if workers == 1 or len(missing) == 1:
                 for i in missing:
-                    finish(i, train_agent(arrays, architectures[i], budget, seeds[i], threads=1))
+                    finish(i, train_agent(arrays, architectures[i], budget, seeds[i], threads=1, control=control))
             else:
                 if getattr(multiprocessing.current_process(), "_inheriting", False):
                     # A spawned child is re-running an unguarded main script: fail now (the parent then
@@ -504,7 +565,8 @@ def run_pool(data, architectures: Sequence[Architecture], budget: Budget, seed: 
                 context = multiprocessing.get_context("spawn")
                 with ProcessPoolExecutor(max_workers=min(workers, len(missing)), mp_context=context,
                                          initializer=_init_worker, initargs=(arrays,)) as pool:
-                    futures = [pool.submit(_train_in_worker, i, architectures[i], budget, seeds[i]) for i in missing]
+                    futures = [pool.submit(_train_in_worker, i, architectures[i], budget, seeds[i], control)
+                               for i in missing]
                     try:
                         for future in as_completed(futures):
                             finish(*future.result())

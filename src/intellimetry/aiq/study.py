@@ -19,7 +19,7 @@ from ..stats import Interval
 from . import domains as dom
 from .measures import (Embedding, MCCPCurve, aiq, dissimilarity, mccp_curve, mccp_interval, multilaterate,
                        normalise_across, scaled_points)
-from .pools import AgentResult, Architecture, Budget, handicap_series, random_architectures, run_pool
+from .pools import AgentResult, Architecture, Budget, ControlTask, handicap_series, random_architectures, run_pool
 from .teacher import TEACHER_DEFAULTS, Teacher, train_teacher
 
 POOL_CACHE = CACHE_DIR / "aiq-pools"
@@ -50,6 +50,10 @@ class CartPoleData:
 
     domain: dom.Domain
     teacher: Teacher
+
+    def control_task(self, episodes: int = 20, seed: int = 0) -> ControlTask:
+        """CartPole as an RL task at this force and gravity: networks are scored by t / 200 as controllers."""
+        return ControlTask(self.teacher.force_mag, self.teacher.gravity, episodes, seed)
 
     @property
     def observations(self) -> np.ndarray:
@@ -133,39 +137,47 @@ class PoolSpec:
         return {k: v for k, v in asdict(self).items() if k != "workers"}
 
 
-def train_pool(domain, spec: PoolSpec, repeat: int = 0, progress: bool = True) -> list[AgentResult]:
+def train_pool(domain, spec: PoolSpec, repeat: int = 0, progress: bool = True,
+               control: ControlTask | None = None) -> list[AgentResult]:
     """Pool number ``repeat`` (its own architectures and seeds) trained on ``domain``, via the cache."""
     return run_pool(domain, spec.architectures(repeat), spec.budget(), spec.pool_seed(repeat), POOL_CACHE,
-                    workers=spec.workers, progress=progress)
+                    workers=spec.workers, progress=progress, control=control)
 
 
 @dataclass(frozen=True)
 class Complexity:
-    """MCCP of one domain over repeated pools: the interval, each pool's value, the first pool's curve."""
+    """MCCP of one domain over repeated pools: the interval, each pool's value, the first pool's curve,
+    and each network's performance (test accuracy, or t / 200 as a controller)."""
 
     name: str
     interval: Interval
     values: np.ndarray
     curve: MCCPCurve
     pools: list = field(repr=False)
+    performances: list = field(repr=False)
 
     @property
-    def best_accuracy(self) -> float:
-        return max(r.accuracy for pool in self.pools for r in pool)
+    def best_performance(self) -> float:
+        return max(v for pool in self.performances for v in pool)
 
     def summary(self) -> dict:
         return {"mccp": float(self.interval.estimate), "low": float(self.interval.low),
                 "high": float(self.interval.high), "pools": [float(v) for v in self.values],
-                "best_accuracy": float(self.best_accuracy)}
+                "best_performance": float(self.best_performance),
+                "mean_accuracy": float(np.mean([a.accuracy for pool in self.pools for a in pool]))}
 
 
-def complexity(domain, spec: PoolSpec, repeats: int = 3, rule: str = "neighbour", progress: bool = True) -> Complexity:
-    """MCCP (30 bins over accuracy [0, 1]) of ``domain`` over ``repeats`` independent pools, with a 95 % t interval."""
+def complexity(domain, spec: PoolSpec, repeats: int = 3, rule: str = "neighbour", progress: bool = True,
+               control: ControlTask | None = None) -> Complexity:
+    """MCCP (30 bins over performance [0, 1]) of ``domain`` over ``repeats`` independent pools, with a 95 %
+    t interval. Performance is test accuracy, or with ``control`` each network's t / 200 as a CartPole
+    controller (the paper's measure for CartPole)."""
     repeats = check_int("repeats", repeats, 2)
-    pools = [train_pool(domain, spec, r, progress) for r in range(repeats)]
-    pairs = [([a.size for a in pool], [a.accuracy for a in pool]) for pool in pools]
+    pools = [train_pool(domain, spec, r, progress, control) for r in range(repeats)]
+    performances = [[a.control if control is not None else a.accuracy for a in pool] for pool in pools]
+    pairs = [([a.size for a in pool], perf) for pool, perf in zip(pools, performances)]
     interval, values = mccp_interval(pairs, rule=rule)
-    return Complexity(domain.name, interval, values, mccp_curve(*pairs[0], rule=rule), pools)
+    return Complexity(domain.name, interval, values, mccp_curve(*pairs[0], rule=rule), pools, performances)
 
 
 # --------------------------------------------------------------------------- dissimilarity by mixing
