@@ -10,6 +10,7 @@ from scipy.spatial.distance import pdist, squareform
 from scipy.stats import ortho_group
 
 from intellimetry.aiq.measures import (
+    complete_distances,
     aiq,
     aiq_relative,
     diagonal,
@@ -338,3 +339,16 @@ def test_fitted_bins_never_fall_below_the_smallest_policy():
     assert (curve.source[tail] == "fit").all()
     assert np.allclose(curve.sizes[tail], 50)
     assert (curve.sizes >= 50).all()
+
+
+def test_partial_mapping_recovers_the_unmeasured_distances_of_a_known_point_set():
+    rng = np.random.default_rng(4)
+    points = rng.normal(size=(7, 3))
+    c = np.linalg.norm(points, axis=1)
+    full = np.linalg.norm(points[:, None] - points[None], axis=-1)
+    partial = full.copy()
+    partial[4:, 4:] = np.nan  # only pairs with one of the first 4 tests (3-D space: 3 would do) measured
+    np.fill_diagonal(partial, 0.0)
+    assert np.allclose(complete_distances(c, partial, anchors=4), full, atol=1e-8)
+    with pytest.raises(ValueError, match="anchor"):
+        complete_distances(c, partial, anchors=5)

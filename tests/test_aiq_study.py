@@ -99,3 +99,17 @@ def test_stand_in_labels():
     assert study.stand_in_label("shapes100[0,1]") == "shapes100[0,1] (CIFAR100)"
     with pytest.raises(ValueError, match="allowed"):
         study.suite_domain("mnist")
+
+
+def test_partial_mapping_measures_only_the_anchor_pairs_and_completes_the_space():
+    spec = study.MixSpec(agents=1, depth=1, width=4, epochs=5, learning_rate=0.1, p_step=0.5)
+    domains = [_separable("a", 0), _random_labels("b", 1), _separable("c", 2)]
+    matrix, curves = study.dissimilarity_matrix(domains, spec, progress=False, anchors=1)
+    assert sorted(curves) == [(0, 0), (0, 1), (0, 2), (1, 0), (2, 0)]
+    assert np.isnan(matrix[1, 2]) and np.isnan(matrix[2, 1]) and np.isnan(matrix[1, 1])
+    with pytest.raises(ValueError, match="anchors"):
+        study.intelligence_space(["a", "b", "c"], [10.0, 20.0, 30.0], matrix)
+    space = study.intelligence_space(["a", "b", "c"], [10.0, 20.0, 30.0], matrix, anchors=1)
+    assert np.isfinite(space.distance).all()
+    with pytest.raises(ValueError, match="anchors must lie"):
+        study.dissimilarity_matrix(domains, spec, progress=False, anchors=4)

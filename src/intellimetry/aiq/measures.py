@@ -327,6 +327,36 @@ def multilaterate(complexities, distances, tol: float = 1e-9) -> Embedding:
     return Embedding(coords, lam, share, stress)
 
 
+def complete_distances(complexities, distances, anchors: int) -> np.ndarray:
+    """Partial mapping (Section 2.5.3): fill the test-to-test distances that were not measured.
+
+    Only the pairs that involve one of the first ``anchors`` tests need measuring (about n·k of
+    them for a k-dimensional space, instead of n²). The anchors are placed by :func:`multilaterate`
+    from their own distances; every other test t is then located from |x| = C_t and
+    |x - a_j| = d_tj, which are linear in x: a_j·x = (C_t² + |a_j|² - d_tj²) / 2 (least squares).
+    Unmeasured entries (NaN) become the distances between the located points; measured entries
+    are kept. Exact when the tests lie in the space the anchors span.
+    """
+    c = np.asarray(complexities, dtype=float)
+    d = np.array(distances, dtype=float)
+    n = c.size
+    anchors = int(anchors)
+    if d.shape != (n, n) or not 1 <= anchors <= n:
+        raise ValueError(f"need (n, n) distances and 1 <= anchors <= n (n = {n}), got {d.shape} and {anchors}")
+    if np.isnan(d[:anchors]).any() or np.isnan(d[:, :anchors]).any():
+        raise ValueError("every pair involving an anchor (the first `anchors` tests) must be measured")
+    placed = multilaterate(c[:anchors], d[:anchors, :anchors]).coordinates
+    x = np.zeros((n, placed.shape[1]))
+    x[:anchors] = placed
+    squared = (placed ** 2).sum(axis=1)
+    for t in range(anchors, n):
+        from_anchors = (d[t, :anchors] + d[:anchors, t]) / 2  # both orders were measured
+        rhs = (c[t] ** 2 + squared - from_anchors ** 2) / 2
+        x[t] = np.linalg.lstsq(placed, rhs, rcond=None)[0] if placed.size else 0.0
+    located = np.linalg.norm(x[:, None] - x[None], axis=-1)
+    return np.where(np.isnan(d), located, d)
+
+
 def scaled_points(coordinates, complexities) -> np.ndarray:
     """I_μ = ŝ(μ)·C(μ): each row's unit direction times its complexity (zero rows stay zero).
 

@@ -17,8 +17,8 @@ from ..checks import check_int
 from ..paths import CACHE_DIR
 from ..stats import Interval
 from . import domains as dom
-from .measures import (Embedding, MCCPCurve, aiq, dissimilarity, mccp_curve, mccp_interval, multilaterate,
-                       normalise_across, scaled_points)
+from .measures import (Embedding, MCCPCurve, aiq, complete_distances, dissimilarity, mccp_curve, mccp_interval,
+                       multilaterate, normalise_across, scaled_points)
 from .pools import AgentResult, Architecture, Budget, ControlTask, handicap_series, random_architectures, run_pool
 from .teacher import TEACHER_DEFAULTS, Teacher, train_teacher
 
@@ -271,20 +271,28 @@ def _same_task(d1, d2) -> bool:
     return d1 is d2 or _task_of(d1) == _task_of(d2)
 
 
-def dissimilarity_matrix(domains: list, spec: MixSpec, labels: str = "auto", progress: bool = True):
+def dissimilarity_matrix(domains: list, spec: MixSpec, labels: str = "auto", progress: bool = True,
+                         anchors: int | None = None):
     """DS for every ordered pair (row = first domain, p = its share), each cell measured on its own
-    mixtures, so the matrix's asymmetry shows the measurement noise. Returns (matrix, curves)."""
+    mixtures, so the matrix's asymmetry shows the measurement noise. Returns (matrix, curves).
+
+    With ``anchors = k`` only the pairs involving one of the first k domains are measured (partial
+    mapping, k·(2n - k) cells instead of n²); the others are NaN, for :func:`intelligence_space`
+    to fill in."""
     from tqdm.auto import tqdm
 
     n = len(domains)
-    matrix = np.zeros((n, n))
+    if anchors is not None and not 1 <= anchors <= n:
+        raise ValueError(f"anchors must lie in 1..{n} (the number of domains) or be None, got {anchors}")
+    k = n if anchors is None else anchors
+    cells = [(i, j) for i in range(n) for j in range(n) if i < k or j < k]
+    matrix = np.full((n, n), np.nan)
     curves = {}
-    with tqdm(total=n * n, desc="dissimilarity", disable=not progress, leave=False) as bar:
-        for i, a in enumerate(domains):
-            for j, b in enumerate(domains):
-                curve = mixing_curve(a, b, spec, labels)
-                matrix[i, j], curves[i, j] = curve.dissimilarity, curve
-                bar.update(1)
+    with tqdm(total=len(cells), desc="dissimilarity", disable=not progress, leave=False) as bar:
+        for i, j in cells:
+            curve = mixing_curve(domains[i], domains[j], spec, labels)
+            matrix[i, j], curves[i, j] = curve.dissimilarity, curve
+            bar.update(1)
     return matrix, curves
 
 
@@ -308,13 +316,15 @@ class Space:
 COMPLEXITY_SCALES = ("max", "log")
 
 
-def intelligence_space(names, mccps, ds_matrix, complexity_scale: str = "max") -> Space:
+def intelligence_space(names, mccps, ds_matrix, complexity_scale: str = "max", anchors: int | None = None) -> Space:
     """Multilaterate the suite with the empty test fixed at the origin (spec: Sections 2.6, 3.3.5).
 
     C = MCCP / max MCCP (``complexity_scale="max"``, the paper's normalisation) or log MCCP / log max
     MCCP (``"log"``: MCCPs spanning orders of magnitude otherwise crowd the simple tests at the
     origin); D = the dissimilarity symmetrised ((DS + DS^T)/2, zero diagonal) and divided by its
-    largest value, so both live on [0, 1]."""
+    largest value, so both live on [0, 1]. A partial matrix (NaN where not measured; see
+    :func:`dissimilarity_matrix`) is completed from its first ``anchors`` tests by
+    :func:`~intellimetry.aiq.measures.complete_distances`."""
     ds = np.asarray(ds_matrix, dtype=float)
     if ds.shape != (len(names), len(names)) or len(mccps) != len(names):
         raise ValueError("names, mccps and ds_matrix must describe the same tests")
@@ -329,7 +339,12 @@ def intelligence_space(names, mccps, ds_matrix, complexity_scale: str = "max") -
     c = normalise_across(mccps, "max")
     d = (ds + ds.T) / 2
     np.fill_diagonal(d, 0.0)
-    d = d / d.max() if d.max() > 0 else d
+    top = np.nanmax(d)
+    d = d / top if top > 0 else d
+    if np.isnan(d).any():
+        if anchors is None:
+            raise ValueError("the dissimilarity matrix has unmeasured pairs: say how many anchors measured them")
+        d = complete_distances(c, d, anchors)
     embedding = multilaterate(c, d)
     return Space(list(names), c, d, embedding, scaled_points(embedding.coordinates, c))
 
@@ -357,14 +372,17 @@ class Suite:
 
 
 def measure_suite(names, pool: PoolSpec, mix: MixSpec, repeats: int = 3, rule: str = "neighbour", seed: int = 0,
-                  cartpole_episodes: int = 40, complexity_scale: str = "max", progress: bool = True) -> Suite:
+                  cartpole_episodes: int = 40, complexity_scale: str = "max", anchors: int | None = None,
+                  progress: bool = True) -> Suite:
     """Complexity, dissimilarity and intelligence space of a suite (the paper's Sections 3.3.2-3.3.5).
-    Self-pairs share labels, different domains keep their label spaces apart."""
+    Self-pairs share labels, different domains keep their label spaces apart. ``anchors``: partial
+    mapping (only pairs with one of the first ``anchors`` domains are measured)."""
     from tqdm.auto import tqdm
 
     domains = [suite_domain(name, seed, cartpole_episodes) for name in names]
     complexities = [complexity(d, pool, repeats, rule, progress=False)
                     for d in tqdm(domains, desc="suite complexity", disable=not progress, leave=False)]
-    matrix, _ = dissimilarity_matrix(domains, mix, progress=progress)
-    space = intelligence_space(list(names), [c.interval.estimate for c in complexities], matrix, complexity_scale)
+    matrix, _ = dissimilarity_matrix(domains, mix, progress=progress, anchors=anchors)
+    space = intelligence_space(list(names), [c.interval.estimate for c in complexities], matrix, complexity_scale,
+                               anchors)
     return Suite(list(names), domains, complexities, matrix, space)
