@@ -98,7 +98,7 @@ def test_stand_in_labels():
     assert study.stand_in_label("digits") == "digits (MNIST)"
     assert study.stand_in_label("shapes100[0,1]") == "shapes100[0,1] (CIFAR100)"
     with pytest.raises(ValueError, match="allowed"):
-        study.suite_domain("mnist")
+        study.suite_domain("imagenet")
 
 
 def test_partial_mapping_measures_only_the_anchor_pairs_and_completes_the_space():
@@ -113,3 +113,20 @@ def test_partial_mapping_measures_only_the_anchor_pairs_and_completes_the_space(
     assert np.isfinite(space.distance).all()
     with pytest.raises(ValueError, match="anchors must lie"):
         study.dissimilarity_matrix(domains, spec, progress=False, anchors=4)
+
+
+def test_paper_scale_domains_are_read_from_a_data_directory(tmp_path):
+    from tests.test_aiq_domains import write_idx
+
+    rng = np.random.default_rng(0)
+    folder = tmp_path / "mnist"
+    folder.mkdir()
+    write_idx(folder / "train-images-idx3-ubyte", rng.integers(0, 256, (6, 28, 28)), 2051, compress=False)
+    write_idx(folder / "train-labels-idx1-ubyte", np.array([0, 1, 2, 3, 4, 5]), 2049, compress=False)
+    write_idx(folder / "t10k-images-idx3-ubyte", rng.integers(0, 256, (2, 28, 28)), 2051, compress=False)
+    write_idx(folder / "t10k-labels-idx1-ubyte", np.array([6, 7]), 2049, compress=False)
+    mnist = study.suite_domain("mnist", data_dir=str(tmp_path))
+    assert mnist.x_train.shape == (6, 1, 28, 28) and mnist.n_classes == 8  # labels 0-7 seen
+    assert study.stand_in_label("mnist") == "MNIST"
+    with pytest.raises(ValueError, match="data_dir"):
+        study.suite_domain("cifar10")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
@@ -29,12 +30,14 @@ MIXTURE_LABELS = ("auto", "concatenate", "shared")
 STAND_INS = {"digits": "MNIST", "digits-hard": "Fashion-MNIST", "shapes10": "CIFAR10", "shapes100": "CIFAR100",
              "cartpole": "CartPole"}
 SUITE = tuple(STAND_INS)
+# The paper's own data sets, read from files the user supplies (``data_dir/<name>/``); nothing is downloaded.
+PAPER_DOMAINS = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST", "cifar10": "CIFAR10", "cifar100": "CIFAR100"}
 
 
 def stand_in_label(name: str) -> str:
     """'digits' -> 'digits (MNIST)': our domain with the paper's domain it replaces."""
     base = name.split("[", 1)[0]
-    return f"{name} ({STAND_INS[base]})" if base in STAND_INS else name
+    return f"{name} ({STAND_INS[base]})" if base in STAND_INS else PAPER_DOMAINS.get(name, name)
 
 
 def _stable_seed(*parts) -> int:
@@ -71,12 +74,22 @@ def cartpole_data(force_mag: float = 10.0, gravity: float = 9.8, seed: int = 0, 
     return CartPoleData(domain, teacher)
 
 
-def suite_domain(name: str, seed: int = 0, cartpole_episodes: int = 40) -> dom.Domain:
-    """One domain of the test suite (see STAND_INS); CartPole comes from the trained teacher."""
+def suite_domain(name: str, seed: int = 0, cartpole_episodes: int = 40, data_dir: str | None = None) -> dom.Domain:
+    """One domain of the test suite: an offline stand-in (STAND_INS; CartPole comes from the trained
+    teacher) or, at paper scale, one of PAPER_DOMAINS read from ``data_dir/<name>/`` (MNIST and
+    Fashion-MNIST as IDX files, CIFAR as the python batches)."""
     if name == "cartpole":
         return cartpole_data(seed=seed, episodes=cartpole_episodes).domain
+    if name in PAPER_DOMAINS:
+        if not data_dir:
+            raise ValueError(f"domain {name!r} is read from files: set data_dir to a folder holding {name}/ "
+                             f"(nothing is downloaded); offline stand-ins: {', '.join(SUITE)}")
+        folder = Path(data_dir) / name
+        if name.startswith("cifar"):
+            return dom.load_cifar_directory(folder, name=name)
+        return dom.load_idx_directory(folder, name=name)
     if name not in STAND_INS:
-        raise ValueError(f"domain: unknown suite domain {name!r}; allowed: {', '.join(SUITE)}")
+        raise ValueError(f"domain: unknown suite domain {name!r}; allowed: {', '.join((*SUITE, *PAPER_DOMAINS))}")
     return dom.load_domain(name, seed=seed)
 
 
@@ -373,13 +386,13 @@ class Suite:
 
 def measure_suite(names, pool: PoolSpec, mix: MixSpec, repeats: int = 3, rule: str = "neighbour", seed: int = 0,
                   cartpole_episodes: int = 40, complexity_scale: str = "max", anchors: int | None = None,
-                  progress: bool = True) -> Suite:
+                  data_dir: str | None = None, progress: bool = True) -> Suite:
     """Complexity, dissimilarity and intelligence space of a suite (the paper's Sections 3.3.2-3.3.5).
     Self-pairs share labels, different domains keep their label spaces apart. ``anchors``: partial
     mapping (only pairs with one of the first ``anchors`` domains are measured)."""
     from tqdm.auto import tqdm
 
-    domains = [suite_domain(name, seed, cartpole_episodes) for name in names]
+    domains = [suite_domain(name, seed, cartpole_episodes, data_dir) for name in names]
     complexities = [complexity(d, pool, repeats, rule, progress=False)
                     for d in tqdm(domains, desc="suite complexity", disable=not progress, leave=False)]
     matrix, _ = dissimilarity_matrix(domains, mix, progress=progress, anchors=anchors)
