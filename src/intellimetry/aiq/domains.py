@@ -668,17 +668,23 @@ def load_cifar_directory(path, coarse: bool = False, name: str | None = None) ->
 
 # --------------------------------------------------------------------------- CartPole
 
+def check_cartpole_physics(force_mag, gravity) -> tuple[float, float]:
+    """CartPole's force magnitude (N, > 0) and gravity (m/s^2, >= 0) as floats, or a clear error."""
+    force_mag, gravity = float(force_mag), float(gravity)
+    if not (math.isfinite(force_mag) and force_mag > 0):
+        raise ValueError(f"force_mag must be a positive finite number (paper: 1-20, normal 10), got {force_mag}")
+    if not (math.isfinite(gravity) and gravity >= 0):
+        raise ValueError(f"gravity must be a non-negative finite number (normal 9.8), got {gravity}")
+    return force_mag, gravity
+
+
 def make_cartpole(force_mag: float = 10.0, gravity: float = 9.8, seed: int = 0,
                   max_steps: int = CARTPOLE_MAX_STEPS):
     """gymnasium's CartPole-v1 with the given force magnitude (N) and gravity (m/s^2), at most ``max_steps``
     steps per episode (the paper scores t / 200).  The environment is reset once with ``seed``."""
     import gymnasium
 
-    force_mag, gravity = float(force_mag), float(gravity)
-    if not (math.isfinite(force_mag) and force_mag > 0):
-        raise ValueError(f"force_mag must be a positive finite number (paper: 1-20, normal 10), got {force_mag}")
-    if not (math.isfinite(gravity) and gravity >= 0):
-        raise ValueError(f"gravity must be a non-negative finite number (normal 9.8), got {gravity}")
+    force_mag, gravity = check_cartpole_physics(force_mag, gravity)
     if int(max_steps) != max_steps or max_steps < 1:
         raise ValueError(f"max_steps must be a positive integer, got {max_steps}")
     env = gymnasium.make(CARTPOLE_ID, max_episode_steps=int(max_steps))

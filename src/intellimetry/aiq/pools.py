@@ -241,9 +241,9 @@ class ControlTask:
     max_steps: int = 200
 
     def __post_init__(self):
-        from .teacher import _check_physics
+        from .domains import check_cartpole_physics
 
-        force_mag, gravity = _check_physics(self.force_mag, self.gravity)
+        force_mag, gravity = check_cartpole_physics(self.force_mag, self.gravity)
         object.__setattr__(self, "force_mag", force_mag)
         object.__setattr__(self, "gravity", gravity)
         for name, low in (("episodes", 1), ("seed", 0), ("max_steps", 1)):

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from intellimetry.aiq.domains import check_cartpole_physics
 from intellimetry.checks import check_int
 
 TEACHER_DEFAULTS: dict = {"hidden": 8, "population": 64, "elite_fraction": 0.2, "iterations": 100,
@@ -24,15 +25,6 @@ TEACHER_DEFAULTS: dict = {"hidden": 8, "population": 64, "elite_fraction": 0.2, 
 STD_FLOOR = 0.02  # added to the elite std each iteration, so the search never collapses to a point
 FINAL_EPISODES = 20  # fresh episodes that measure the final mean parameters
 RESET_BOUND = 0.05  # gymnasium's reset draws every state variable from U(-0.05, 0.05)
-
-
-def _check_physics(force_mag, gravity) -> tuple[float, float]:
-    force_mag, gravity = float(force_mag), float(gravity)
-    if not (math.isfinite(force_mag) and force_mag > 0):
-        raise ValueError(f"force_mag must be a positive finite number (normal 10), got {force_mag}")
-    if not (math.isfinite(gravity) and gravity >= 0):
-        raise ValueError(f"gravity must be a non-negative finite number (normal 9.8), got {gravity}")
-    return force_mag, gravity
 
 
 class BatchCartPole:
@@ -48,7 +40,7 @@ class BatchCartPole:
 
     def __init__(self, n: int, force_mag: float = 10.0, gravity: float = 9.8, max_steps: int = 200):
         self.n = check_int("n", n, 1)
-        self.force_mag, self.gravity = _check_physics(force_mag, gravity)
+        self.force_mag, self.gravity = check_cartpole_physics(force_mag, gravity)
         self.max_steps = check_int("max_steps", max_steps, 1)
         self.total_mass = self.masspole + self.masscart
         self.polemass_length = self.masspole * self.length
@@ -180,7 +172,7 @@ def train_teacher(force_mag: float = 10.0, gravity: float = 9.8, seed: int = 0, 
     ``max_steps`` in two consecutive iterations.  The teacher is the final mean vector.  Deterministic given
     ``seed``.
     """
-    force_mag, gravity = _check_physics(force_mag, gravity)
+    force_mag, gravity = check_cartpole_physics(force_mag, gravity)
     seed = check_int("seed", seed, 0)
     hidden, population = check_int("hidden", hidden, 1), check_int("population", population, 1)
     iterations, episodes = check_int("iterations", iterations, 1), check_int("episodes", episodes, 1)
