@@ -7,7 +7,6 @@ notebooks that share domains and settings share their agents, and a re-run train
 """
 from __future__ import annotations
 
-import hashlib
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -20,11 +19,12 @@ from ..stats import Interval
 from . import domains as dom
 from .measures import (Embedding, MCCPCurve, aiq, complete_distances, dissimilarity, mccp_curve, mccp_interval,
                        multilaterate, normalise_across, scaled_points)
-from .pools import AgentResult, Architecture, Budget, ControlTask, handicap_series, random_architectures, run_pool
+from .pools import (AgentResult, Architecture, Budget, ControlTask, handicap_series, random_architectures, run_pool,
+                    stable_seed)
 from .teacher import TEACHER_DEFAULTS, Teacher, train_teacher
 
 POOL_CACHE = CACHE_DIR / "aiq-pools"
-MIXTURE_LABELS = ("auto", "concatenate", "shared")
+MIXTURE_LABELS = ("auto", *dom.MIXTURE_LABELS)
 
 # Our domain -> the paper's domain it stands in for (the book labels every plot this way).
 STAND_INS = {"digits": "MNIST", "digits-hard": "Fashion-MNIST", "shapes10": "CIFAR10", "shapes100": "CIFAR100",
@@ -38,11 +38,6 @@ def stand_in_label(name: str) -> str:
     """'digits' -> 'digits (MNIST)': our domain with the paper's domain it replaces."""
     base = name.split("[", 1)[0]
     return f"{name} ({STAND_INS[base]})" if base in STAND_INS else PAPER_DOMAINS.get(name, name)
-
-
-def _stable_seed(*parts) -> int:
-    digest = hashlib.sha256(":".join(map(str, parts)).encode()).digest()
-    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
 # --------------------------------------------------------------------------- CartPole from a trained agent
@@ -144,7 +139,7 @@ class PoolSpec:
         return random_architectures(self.agents, self.kind, self.depth, self.width, seed=self.pool_seed(repeat))
 
     def pool_seed(self, repeat: int) -> int:
-        return _stable_seed("pool", self.seed, repeat)
+        return stable_seed("pool", self.seed, repeat)
 
     def to_dict(self) -> dict:
         return {k: v for k, v in asdict(self).items() if k != "workers"}
@@ -267,7 +262,7 @@ def mixing_curve(d1, d2, spec: MixSpec, labels: str = "auto", progress: bool = F
     p_grid = spec.p_grid()
     scores = np.empty((len(p_grid), spec.agents))
     for i, p in enumerate(p_grid):
-        seed = _stable_seed("mix", spec.seed, d1.fingerprint(), d2.fingerprint(), i)
+        seed = stable_seed("mix", spec.seed, d1.fingerprint(), d2.fingerprint(), i)
         mixed = dom.mixture(d1, d2, float(p), seed=seed, labels=labels)
         pool = run_pool(mixed, [architecture] * spec.agents, budget, seed, POOL_CACHE, workers=spec.workers,
                         progress=progress)
