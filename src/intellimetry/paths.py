@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
+
 PACKAGE_DIR = Path(__file__).resolve().parent
 # src/intellimetry/paths.py -> repository root (editable install keeps the source in the clone).
 REPO_ROOT = PACKAGE_DIR.parents[1]
@@ -27,3 +29,8 @@ def reference_file(name: str) -> Path:
     if not path.exists():
         raise FileNotFoundError(f"reference data {name!r} not found in {REFERENCE_DIR}")
     return path
+
+
+def load_reference(name: str):
+    """The parsed contents of a YAML reference file, e.g. load_reference("aiq/paper.yaml")."""
+    return yaml.safe_load(reference_file(name).read_text(encoding="utf-8"))
