@@ -10,7 +10,7 @@ import pytest
 from intellimetry.gindex import divergence, g_index, parse_flow
 from intellimetry.gindex.domains import DOMAINS, generate_tasks
 from intellimetry.gindex.synthesis import DomainScore
-from intellimetry.gindex.synthesis_study import (
+from intellimetry.gindex.study import (
     by_program_size,
     held_out_split,
     model_g_index,

@@ -1,5 +1,5 @@
 """The Intelligence Test (Survival Game): failure counts, decay plots, levels and the scaling prediction."""
-from intellimetry.survival.decay_plot import (
+from intellimetry.survival.plots import (
     draw_level_regions,
     draw_level_scale,
     draw_power_law,

@@ -8,9 +8,9 @@ from collections import defaultdict
 import numpy as np
 from tqdm.auto import tqdm
 
-from .domains import generate_corpus
-from .gindex import experience, g_index
-from .synthesis import SIZES, ExperimentResult, run_experiment
+from intellimetry.gindex.domains import generate_corpus
+from intellimetry.gindex.gindex import experience, g_index
+from intellimetry.gindex.synthesis import SIZES, ExperimentResult, run_experiment
 
 # Training compute of laptop-scale models is far below 1 petaFLOP, where log2 is negative; E can be
 # counted in a smaller unit instead (a documented choice, shown beside the others in the book).
