@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import yaml
 
-from intellimetry.paths import reference_file
+from intellimetry.paths import load_reference, reference_file
 
 TABLE1_INPUTS = "gindex/table1-inputs.csv"
 DOMAIN_DISTANCE = {"either": "gindex/domain-distance.csv", "strict": "gindex/domain-distance-strict.csv"}
@@ -39,12 +38,12 @@ def load_domain_distance(rule: str = "either") -> pd.DataFrame:
 
 def load_table1() -> dict:
     """The paper's Table 1 (rows keyed by experiment run) with its source."""
-    return yaml.safe_load(reference_file(TABLE1).read_text())
+    return load_reference(TABLE1)
 
 
 def load_responsiveness_claims() -> dict:
     """The paper's qualitative statements about Figures 6-8."""
-    return yaml.safe_load(reference_file(RESPONSIVENESS).read_text())
+    return load_reference(RESPONSIVENESS)
 
 
 def run_inputs(records: pd.DataFrame, run: str, domains) -> dict:
