@@ -11,8 +11,9 @@ import sys
 import time
 
 from intellimetry import paths
-from intellimetry.book import assemble, render
-from intellimetry.runner import Project, run
+from intellimetry.book.build import assemble, render
+from intellimetry.pipeline.project import Project
+from intellimetry.pipeline.runner import run
 
 TARGET_S = 30.0
 

@@ -9,7 +9,8 @@ import pytest
 
 from intellimetry import paths
 from intellimetry.paths import paper_of
-from intellimetry.runner import Project, run
+from intellimetry.pipeline.project import Project
+from intellimetry.pipeline.runner import run
 
 NOTEBOOK = """\
 ---
@@ -30,12 +31,16 @@ kernelspec:
 
 n = 3
 fail = False
+reads = ""
 ```
 
 ```{{code-cell}} ipython3
 import matplotlib.pyplot as plt
+from intellimetry.paths import reference_file
 from intellimetry.plotting import save_figure
 
+if reads:
+    reference_file(reads)
 if fail:
     raise RuntimeError("asked to fail")
 fig, ax = plt.subplots()
@@ -50,8 +55,9 @@ timeout: 60
 parameters:
   n: {type: int, min: 1, max: 100}
   fail: {type: bool}
+  reads: {type: str, help: a reference file to read}
 profiles:
-  quick: {n: 3, fail: false}
+  quick: {n: 3, fail: false, reads: ""}
   full: {n: 50}
 """
 
@@ -72,7 +78,7 @@ def mini_project(tmp_path) -> Project:
     for relative, text in {
         "__init__.py": "", "paths.py": "X = 1\n", "stats/__init__.py": "def fit(): return 1\n",
         "plotting/__init__.py": "", "survival/__init__.py": "def levels(): return 3\n",
-        "soc/__init__.py": "def sandpile(): return 4\n", "runner.py": "# tooling\n",
+        "soc/__init__.py": "def sandpile(): return 4\n", "pipeline/runner.py": "# tooling\n",
     }.items():
         (lib / relative).parent.mkdir(parents=True, exist_ok=True)
         (lib / relative).write_text(text)
@@ -96,7 +102,7 @@ def smoke_figures(tmp_path_factory) -> Project:
 @pytest.fixture(scope="session")
 def built_book(smoke_figures, tmp_path_factory) -> Path:
     """The real book sources, assembled from the smoke run and rendered in a temporary folder."""
-    from intellimetry.book import assemble, render
+    from intellimetry.book.build import assemble, render
 
     book = tmp_path_factory.mktemp("book") / "book"
     shutil.copytree(paths.BOOK_DIR, book, ignore=shutil.ignore_patterns("_build", "generated"))

@@ -8,8 +8,8 @@ import shutil
 import pytest
 
 from intellimetry import paths
-from intellimetry.bookcheck import check_book, find_chromium
-from intellimetry.registry import discover
+from intellimetry.book.check import check_book, find_chromium
+from intellimetry.pipeline.registry import discover
 
 FIGURES = discover(paths.NOTEBOOKS_DIR)
 pytestmark = pytest.mark.slow

@@ -11,7 +11,7 @@ import pytest
 from intellimetry import atomic
 from intellimetry.plotting import save_figure
 from intellimetry.provenance import RUN_CONTEXT_ENV
-from intellimetry.sphinxext import LookupFailed, dig, format_value, split_reference
+from intellimetry.book.roles import LookupFailed, dig, format_value, split_reference
 
 
 def small_figure():

@@ -10,7 +10,7 @@ import papermill
 import pytest
 
 from intellimetry import paths
-from intellimetry.registry import ParameterError, ParamSpec, RegistryError, discover, load_figure
+from intellimetry.pipeline.registry import ParameterError, ParamSpec, RegistryError, discover, load_figure
 
 FIGURES = discover(paths.NOTEBOOKS_DIR)
 BOOK_PAGES = sorted(p for p in paths.BOOK_DIR.rglob("*.md")

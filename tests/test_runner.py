@@ -2,15 +2,19 @@
 from __future__ import annotations
 
 import io
+import os
+import threading
+import time
 import json
 from pathlib import Path
 
 import pytest
 
-from intellimetry import runner
+from intellimetry.pipeline import runner
 from intellimetry.paths import paper_of
-from intellimetry.registry import ParameterError
-from intellimetry.runner import Project, RunError, plan, run
+from intellimetry.pipeline.registry import ParameterError, RegistryError
+from intellimetry.pipeline.project import Project
+from intellimetry.pipeline.runner import RunError, plan, run
 
 
 def outputs(project: Project, profile: str, fig_id: str) -> dict[str, bytes]:
@@ -27,7 +31,7 @@ def edit(project: Project, fig_id: str, suffix: str, old: str, new: str) -> None
 
 def make_it_fail(project: Project, fig_id: str) -> None:
     edit(project, fig_id, ".md", "fail = False", "fail = True")
-    edit(project, fig_id, ".yaml", "quick: {n: 3, fail: false}", "quick: {n: 3, fail: true}")
+    edit(project, fig_id, ".yaml", "quick: {n: 3, fail: false", "quick: {n: 3, fail: true")
 
 
 def stale_ids(project: Project, **kwargs) -> dict[str, list[str]]:
@@ -40,7 +44,7 @@ def test_first_run_builds_everything_and_second_run_nothing(mini_project):
     assert len(executed) == 2
     sidecar = json.loads((mini_project.output_dir("quick", "survival") / "survival-fig01-tiny.json").read_text())
     assert sidecar["values"] == {"n": 3, "total": 3}
-    assert sidecar["profile"] == "quick" and sidecar["parameters"] == {"n": 3, "fail": False}
+    assert sidecar["profile"] == "quick" and sidecar["parameters"] == {"n": 3, "fail": False, "reads": ""}
     assert sidecar["hashes"]["total"] and sidecar["wall_time_s"] > 0
     assert set(outputs(mini_project, "quick", "survival-fig01-tiny")) == {
         "survival-fig01-tiny.ipynb", "survival-fig01-tiny.json", "survival-fig01-tiny.png", "survival-fig01-tiny.svg"}
@@ -63,7 +67,7 @@ def test_editing_a_paper_subpackage_marks_exactly_its_figures(built):
 
 
 def test_editing_shared_code_marks_every_figure_and_tooling_none(built):
-    (built.root / "src/intellimetry/runner.py").write_text("# tooling changed\n")
+    (built.root / "src/intellimetry/pipeline/runner.py").write_text("# tooling changed\n")
     assert stale_ids(built) == {}
     (built.root / "src/intellimetry/stats/new.py").write_text("Y = 2\n")
     assert set(stale_ids(built)) == {"survival-fig01-tiny", "soc-fig02-tiny"}
@@ -95,10 +99,10 @@ def test_declared_inputs_are_hashed_and_must_exist(built):
         plan(built, [])
     (built.root / "data").mkdir()
     (built.root / "data/table.csv").write_text("a,b\n")
-    assert stale_ids(built) == {"survival-fig01-tiny": ["inputs changed"]}
+    assert stale_ids(built) == {"survival-fig01-tiny": ["inputs changed: data/table.csv"]}
     run(built, [], out=io.StringIO())
     (built.root / "data/table.csv").write_text("a,b\n1,2\n")
-    assert stale_ids(built) == {"survival-fig01-tiny": ["inputs changed"]}
+    assert stale_ids(built) == {"survival-fig01-tiny": ["inputs changed: data/table.csv"]}
 
 
 def test_a_failing_notebook_stops_with_its_error_and_keeps_old_outputs(built):
@@ -173,7 +177,7 @@ def test_dry_run_reports_reasons_and_executes_nothing(built):
     ({"n": "0"}, ["'n'", ">= 1"]),
     ({"n": "1000"}, ["'n'", "<= 100"]),
     ({"fail": "maybe"}, ["'fail'", "true or false"]),
-    ({"m": "1"}, ["unknown parameter 'm'", "known: fail, n"]),
+    ({"m": "1"}, ["unknown parameter 'm'", "known: fail, n, reads"]),
 ])
 def test_bad_overrides_fail_before_anything_runs(mini_project, monkeypatch, override, words):
     monkeypatch.setattr(runner, "execute", lambda *a, **k: pytest.fail("executed despite a bad parameter"))
@@ -224,3 +228,126 @@ def test_the_yaml_timeout_stops_a_cell_that_runs_too_long(mini_project):
     edit(mini_project, "soc-fig02-tiny", ".md", "if fail:", "import time\ntime.sleep(30)\nif fail:")
     with pytest.raises(RunError, match="the per-cell timeout is 2 s, set in soc-fig02-tiny.yaml"):
         run(mini_project, ["soc-fig02-tiny"], out=io.StringIO())
+
+
+# ----------------------------------------------------------------- reference reads, enforced inputs
+
+def use_reference(project: Project, fig_id: str, name: str) -> Path:
+    """Make the figure read reference file `name`; the mini project gets its own copy to hash."""
+    edit(project, fig_id, ".yaml", 'reads: ""}', f'reads: "{name}"}}')
+    copy = project.root / "data/reference" / name
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    copy.write_text("value: 1\n")
+    return copy
+
+
+def test_editing_a_reference_file_reruns_exactly_the_figures_that_read_it(mini_project):
+    copy = use_reference(mini_project, "survival-fig01-tiny", "survival/levels.yaml")
+    run(mini_project, [], out=io.StringIO())
+    sidecar = json.loads(mini_project.sidecar("quick", plan(mini_project, ["survival-fig01-tiny"])[0].figure)
+                         .read_text())
+    assert sidecar["hashes"]["reads"] == ["survival/levels.yaml"] and "reference_files" not in sidecar
+    assert stale_ids(mini_project) == {}
+    copy.write_text("value: 2\n")
+    report = io.StringIO()
+    run(mini_project, [], dry_run=True, out=report)
+    assert stale_ids(mini_project) == {"survival-fig01-tiny": ["inputs changed: data/reference/survival/levels.yaml"]}
+    assert "1 of 2 figure(s) stale" in report.getvalue()
+
+
+def test_the_yaml_may_not_declare_reference_data_or_its_own_paper(mini_project):
+    spec = mini_project.root / "notebooks/soc/soc-fig02-tiny.yaml"
+    original = spec.read_text()
+    spec.write_text(original + "inputs: [data/reference/soc/x.yaml]\n")
+    with pytest.raises(RegistryError, match="need not be declared"):
+        plan(mini_project, ["soc-fig02-tiny"])
+    spec.write_text(original + "depends: [soc]\n")
+    with pytest.raises(RegistryError, match="own paper 'soc'"):
+        plan(mini_project, ["soc-fig02-tiny"])
+
+
+# ----------------------------------------------------------------- the runner as a new user meets it
+
+def test_a_broken_yaml_is_named_with_its_line_and_the_other_figures_still_run(mini_project, capsys):
+    spec = mini_project.root / "notebooks/soc/soc-fig02-tiny.yaml"
+    spec.write_text(spec.read_text().replace("timeout: 60", "timeout: [60"))
+    report = io.StringIO()
+    with pytest.raises(RegistryError, match=r"soc-fig02-tiny.yaml, line \d+, column \d+: not valid YAML"):
+        run(mini_project, [], out=report)
+    assert "survival-fig01-tiny done" in report.getvalue()
+    assert mini_project.sidecar("quick", plan(mini_project, ["survival-fig01-tiny"])[0].figure).exists()
+    with pytest.raises(RegistryError, match="soc-fig02-tiny.yaml, line"):  # named, it is not "unknown"
+        plan(mini_project, ["soc-fig02-tiny"], broken=[])
+
+
+@pytest.mark.parametrize("words, message", [
+    (["alpha_limited", "1.2"], "'alpha_limited' must look like name=value"),
+    (["n=3", "n=4"], "'n' is given twice"),
+    (["=3"], "must look like name=value"),
+])
+def test_override_words_are_checked(words, message):
+    with pytest.raises(ParameterError, match=message):
+        runner.split_targets(words)
+
+
+def test_figure_ids_and_overrides_are_told_apart():
+    assert runner.split_targets(["soc-fig02-tiny", "n=4"]) == (["soc-fig02-tiny"], {"n": "4"})
+
+
+def test_the_command_line_says_name_equals_value(capsys):
+    assert runner.main(["run", "survival-fig01-levels", "alpha_limited", "1.2"]) == 2
+    assert "must look like name=value" in capsys.readouterr().err
+
+
+def test_orphaned_staging_and_a_stale_failed_notebook_are_cleaned_up(built):
+    orphan = built.staging_dir / "soc-fig02-tiny.999999999.abcd"  # no such process
+    orphan.mkdir(parents=True)
+    (orphan / "half.svg").write_text("<svg")
+    live = built.staging_dir / f"soc-fig02-tiny.{os.getpid()}.efgh"
+    live.mkdir()
+    figure = plan(built, ["soc-fig02-tiny"])[0].figure
+    failed = built.failed_notebook("quick", figure)
+    failed.write_text("{}")
+    report = io.StringIO()
+    run(built, ["soc-fig02-tiny"], force=True, out=report)
+    assert not orphan.exists() and live.exists()
+    assert "removed soc-fig02-tiny.999999999.abcd" in report.getvalue()
+    failed.write_text("{}")  # left from an earlier attempt; the figure is good now
+    plan(built, ["soc-fig02-tiny"])
+    assert not failed.exists()
+
+
+def test_a_second_runner_waits_for_the_lock_and_skips_a_figure_built_meanwhile(mini_project):
+    from intellimetry.pipeline.execution import figure_lock
+
+    task = plan(mini_project, ["soc-fig02-tiny"])[0]
+    lock = mini_project.locks_dir / f"quick--{task.figure.id}.lock"
+    holding, release = threading.Event(), threading.Event()
+
+    def other_runner():
+        with figure_lock(lock):
+            holding.set()
+            runner.execute(mini_project, task, "test")  # builds the figure while holding the lock
+            release.wait(10)
+
+    thread = threading.Thread(target=other_runner)
+    thread.start()
+    holding.wait(10)
+    report = io.StringIO()
+    threading.Timer(0.5, release.set).start()
+    assert runner.execute_locked(mini_project, task, "test", out=report) is None
+    thread.join()
+    assert "is being run by pid" in report.getvalue()
+    assert "built by the other runner meanwhile" in report.getvalue()
+
+
+def test_heartbeat_reports_elapsed_time_until_the_block_ends():
+    from intellimetry.pipeline.execution import heartbeat
+
+    out = io.StringIO()
+    with heartbeat("fig", 0.05, out):
+        time.sleep(0.18)
+    lines = out.getvalue().splitlines()
+    assert len(lines) >= 2 and all(line.startswith("  fig still running, ") for line in lines)
+    time.sleep(0.1)
+    assert out.getvalue().splitlines() == lines  # silent after the block

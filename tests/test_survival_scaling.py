@@ -54,7 +54,7 @@ def test_interval_that_straddles_a_threshold_is_reported():
 
 def test_prediction_figure_rejects_a_negative_gpu_price_before_running():
     from intellimetry import paths
-    from intellimetry.registry import ParameterError, discover
+    from intellimetry.pipeline.registry import ParameterError, discover
 
     figure = discover(paths.NOTEBOOKS_DIR)["survival-fig13-prediction"]
     with pytest.raises(ParameterError, match="gpu_price_usd"):

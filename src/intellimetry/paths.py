@@ -1,9 +1,17 @@
-"""Where things live. Every path the library uses is derived here, never from the working directory."""
+"""Where things live, and what a figure id looks like: the one definition of the project's layout.
+
+Every path the library, the runner, the book build and the Sphinx roles use is derived here, never
+from the working directory. A figure's outputs live in `figures/<profile>/<paper>/<id>.*`; the book
+copies them to `book/generated/<paper>/<id>.*`.
+"""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import yaml
+
+from intellimetry import PAPERS
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 # src/intellimetry/paths.py -> repository root (editable install keeps the source in the clone).
@@ -13,22 +21,67 @@ NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
 DATA_DIR = REPO_ROOT / "data"
 REFERENCE_DIR = DATA_DIR / "reference"
 FIGURES_DIR = REPO_ROOT / "figures"
-# Re-usable intermediate results (trained networks of the AIQ pools, ...); ignored by git.
+# Re-usable intermediate results (trained models, ...): see intellimetry.cache; ignored by git.
 CACHE_DIR = REPO_ROOT / ".cache"
 BOOK_DIR = REPO_ROOT / "book"
+# Inside the book sources: the figures and sidecars of the profile the book is built from.
+GENERATED = "generated"
+
+# <paper>-fig<NN>-<slug> (or -tab<NN>-), NN = the paper's own number.
+FIGURE_ID = re.compile(r"^(?P<paper>[a-z]+)-(?P<kind>fig|tab)(?P<number>\d{2})-(?P<slug>[a-z0-9]+(?:-[a-z0-9]+)*)$")
+FIGURE_ID_FORM = "<paper>-fig<NN>-<slug> or <paper>-tab<NN>-<slug>"
+
+
+def is_figure_id(text: str) -> bool:
+    match = FIGURE_ID.match(text)
+    return bool(match) and match["paper"] in PAPERS
 
 
 def paper_of(fig_id: str) -> str:
     """The paper a figure id belongs to: 'survival-fig01-levels' -> 'survival'."""
-    return fig_id.split("-", 1)[0]
+    match = FIGURE_ID.match(fig_id)
+    if not match or match["paper"] not in PAPERS:
+        raise ValueError(f"{fig_id!r} is not a figure id: expected {FIGURE_ID_FORM} "
+                         f"with paper one of {', '.join(PAPERS)}")
+    return match["paper"]
+
+
+def figure_dir(root: Path, fig_id: str, profile: str | None = None) -> Path:
+    """The folder of a figure's files: root/<profile>/<paper> (figures/), or root/<paper> (the book's copy)."""
+    base = Path(root) / profile if profile else Path(root)
+    return base / paper_of(fig_id)
+
+
+def sidecar_path(root: Path, fig_id: str, profile: str | None = None) -> Path:
+    """A figure's JSON sidecar (its values, parameters, hashes) under `root`."""
+    return figure_dir(root, fig_id, profile) / f"{fig_id}.json"
+
+
+def failed_notebook_path(root: Path, fig_id: str, profile: str) -> Path:
+    """The executed notebook kept after a failed run, for the reader to inspect."""
+    return figure_dir(root, fig_id, profile) / f"{fig_id}.failed.ipynb"
+
+
+# Reference files this process has asked for. save_figure records them in the sidecar, and the
+# runner hashes exactly those, so editing a reference file re-runs exactly the figures that read it.
+_references_read: set[str] = set()
 
 
 def reference_file(name: str) -> Path:
-    """A reference-data file shipped in data/reference (paper values with provenance)."""
+    """A reference-data file shipped in data/reference (paper values with provenance).
+
+    The one way to reach data/reference: the read is recorded (see references_read).
+    """
     path = REFERENCE_DIR / name
-    if not path.exists():
+    if not path.is_file():
         raise FileNotFoundError(f"reference data {name!r} not found in {REFERENCE_DIR}")
+    _references_read.add(path.relative_to(REFERENCE_DIR).as_posix())
     return path
+
+
+def references_read() -> list[str]:
+    """Names (relative to data/reference) of the reference files read so far in this process."""
+    return sorted(_references_read)
 
 
 def load_reference(name: str):

@@ -22,7 +22,7 @@ def save_figure(fig, fig_id: str, values: dict | None = None, formats: tuple[str
     if context["figure_id"] not in (None, fig_id):
         raise ValueError(f"this notebook runs as {context['figure_id']!r} but saves {fig_id!r}: "
                          "one notebook, one figure id")
-    out_dir = Path(context["output_dir"] or paths.FIGURES_DIR / INTERACTIVE / paths.paper_of(fig_id))
+    out_dir = Path(context["output_dir"] or paths.figure_dir(paths.FIGURES_DIR, fig_id, INTERACTIVE))
     for fmt in formats:
         with atomic_path(out_dir / f"{fig_id}.{fmt}") as tmp:
             fig.savefig(tmp, format=fmt, metadata=_file_metadata(fmt))
@@ -35,6 +35,8 @@ def save_figure(fig, fig_id: str, values: dict | None = None, formats: tuple[str
         "saved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "files": [f"{fig_id}.{fmt}" for fmt in formats],
         "values": values or {},
+        # what the runner hashes as this figure's reference inputs (see paths.reference_file)
+        "reference_files": paths.references_read(),
     }
     path = out_dir / f"{fig_id}.json"
     write_json(path, sidecar)

@@ -24,7 +24,6 @@ from sphinx.util.docutils import SphinxDirective
 from intellimetry import paths
 
 logger = logging.getLogger(__name__)
-GENERATED = "generated"
 
 
 class LookupFailed(KeyError):
@@ -98,7 +97,8 @@ def split_reference(text: str) -> tuple[str, str, str]:
 
 
 def sidecar_path(srcdir: Path, fig_id: str) -> Path:
-    return srcdir / GENERATED / paths.paper_of(fig_id) / f"{fig_id}.json"
+    """A figure's sidecar as the book build copied it: <srcdir>/generated/<paper>/<id>.json."""
+    return paths.sidecar_path(Path(srcdir) / paths.GENERATED, fig_id)
 
 
 def _role(lookup):
@@ -115,6 +115,10 @@ def _role(lookup):
 
 def lookup_result(env, text: str) -> str:
     fig_id, key, spec = split_reference(text)
+    try:
+        paths.paper_of(fig_id)
+    except ValueError as err:
+        raise LookupFailed(str(err)) from None
     return format_value(dig(load_file(sidecar_path(Path(env.srcdir), fig_id), env)["values"], key), spec)
 
 
@@ -124,7 +128,7 @@ def lookup_paper(env, text: str) -> str:
 
 
 def lookup_build(env, text: str) -> str:
-    return format_value(dig(load_file(Path(env.srcdir) / GENERATED / "build.json", env), text.strip()))
+    return format_value(dig(load_file(Path(env.srcdir) / paths.GENERATED / "build.json", env), text.strip()))
 
 
 class ProvenanceDirective(SphinxDirective):
@@ -150,7 +154,7 @@ class BuildTableDirective(SphinxDirective):
 
     def run(self):
         try:
-            build = load_file(Path(self.env.srcdir) / GENERATED / "build.json", self.env)
+            build = load_file(Path(self.env.srcdir) / paths.GENERATED / "build.json", self.env)
         except LookupFailed as err:
             logger.warning(f"build-table: {err}", location=self.get_location())
             return []

@@ -1,6 +1,6 @@
 """Load every page of the rendered book in headless Chromium and report what a reader would see broken.
 
-    python -m intellimetry.bookcheck book/_build/html [--screenshot PAGE.html OUT.png]
+    python -m intellimetry.book check book/_build/html [--screenshot PAGE.html OUT.png]
 
 Fails (exit 1) on: an image that did not load, a resource request that failed (script, style, font,
 MathJax), an internal link to a missing page or anchor, or a Python traceback in a notebook output.
@@ -95,7 +95,7 @@ def screenshot(page_path: Path, out: Path, chromium: str | None = None, width: i
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m intellimetry.bookcheck", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m intellimetry.book check", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("html_dir", type=Path)
     parser.add_argument("--screenshot", nargs=2, metavar=("PAGE", "PNG"), help="also screenshot one page")

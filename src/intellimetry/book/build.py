@@ -2,6 +2,7 @@
 
     python -m intellimetry.book build [--profile quick|full|custom|smoke]
     python -m intellimetry.book assemble [--profile ...]
+    python -m intellimetry.book check [book/_build/html]   (see intellimetry.book.check)
 
 `assemble` copies each figure's SVG/PNG, sidecar and executed notebook into book/generated/<paper>/
 (only files whose content changed, so Sphinx's incremental build stays fast) and writes
@@ -20,11 +21,11 @@ from pathlib import Path
 
 from intellimetry import paths
 from intellimetry.atomic import atomic_path, write_json
-from intellimetry.hashing import figure_hashes
+from intellimetry.pipeline.hashing import figure_hashes
+from intellimetry.pipeline.project import Project, read_sidecar
+from intellimetry.pipeline.registry import CUSTOM, DECLARABLE_PROFILES, Figure
+from intellimetry.pipeline.runner import RunError
 from intellimetry.provenance import git_commit
-from intellimetry.registry import CUSTOM, DECLARABLE_PROFILES, Figure
-from intellimetry.runner import Project, RunError, read_sidecar
-from intellimetry.sphinxext import GENERATED
 
 BOOK_PROFILES = (*DECLARABLE_PROFILES, CUSTOM)
 
@@ -46,7 +47,7 @@ def assemble(project: Project, book_dir: Path, profile: str = "quick") -> dict:
     """Copy every figure's outputs for `profile` into book_dir/generated; return the build record."""
     if profile not in BOOK_PROFILES:
         raise RunError(f"unknown profile {profile!r}; allowed: {', '.join(BOOK_PROFILES)}")
-    generated = book_dir / GENERATED
+    generated = book_dir / paths.GENERATED
     wanted: set[Path] = set()
     record = {"profile": profile, "commit": git_commit(project.root), "figures": {}}
     for figure in project.figures().values():
@@ -55,15 +56,16 @@ def assemble(project: Project, book_dir: Path, profile: str = "quick") -> dict:
         if sidecar is None:
             raise RunError(f"{figure.id} has not been built for profile {source_profile!r}: "
                            f"run `make figures PROFILE={source_profile}` (or `make book`)")
-        current = figure_hashes(figure, sidecar["parameters"], project.root)["total"]
-        out_dir = project.output_dir(source_profile, figure.paper)
+        recorded = sidecar["hashes"]
+        current = figure_hashes(figure, sidecar["parameters"], project.root, recorded.get("reads", ()))["total"]
+        out_dir = project.output_dir(source_profile, figure)
         for name in (*sidecar["files"], f"{figure.id}.json", sidecar["executed_notebook"]):
-            target = generated / figure.paper / name
+            target = paths.figure_dir(generated, figure.id) / name
             _copy_if_changed(out_dir / name, target)
             wanted.add(target)
         record["figures"][figure.id] = {
             "profile": source_profile, "parameters": sidecar["parameters"], "commit": sidecar["commit"],
-            "wall_time_s": sidecar.get("wall_time_s"), "up_to_date": current == sidecar["hashes"]["total"]}
+            "wall_time_s": sidecar.get("wall_time_s"), "up_to_date": current == recorded["total"]}
     for path in sorted(generated.rglob("*")) if generated.exists() else []:
         if path.is_file() and path not in wanted and path.name != "build.json":
             path.unlink()

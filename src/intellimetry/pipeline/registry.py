@@ -1,25 +1,25 @@
 """The figure registry: every notebooks/<paper>/<id>.md with its <id>.yaml, and parameter validation.
 
 A figure's YAML declares its parameters (type, range or choices), its profiles, the inputs it
-reads, the other library subpackages it imports, and a per-cell timeout. See notebooks/README.md.
+reads other than reference data (whose reads are recorded at run time), the other paper subpackages it imports, and a per-cell
+timeout. Parameters and profiles shared by several figures live in a fragment `_<name>.yaml` beside
+them, which a figure names with `extends: _<name>.yaml`. See notebooks/README.md.
 """
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
-from intellimetry import PAPERS
+from intellimetry import PAPERS, paths
 
 PROFILES = ("quick", "full")
 CUSTOM = "custom"
 # `smoke` is optional: the tiny sizes the test suite runs; a figure without one runs quick there.
 SMOKE = "smoke"
 DECLARABLE_PROFILES = (*PROFILES, SMOKE)
-FIGURE_ID = re.compile(r"^(?P<paper>[a-z]+)-(?:fig|tab)\d{2}-[a-z0-9]+(?:-[a-z0-9]+)*$")
 TYPES = ("int", "float", "bool", "str", "list[int]", "list[float]", "list[str]")
 DEFAULT_TIMEOUT_S = 600
 
@@ -133,23 +133,77 @@ class Figure:
         return values
 
 
+SPEC_KEYS = {"title", "timeout", "inputs", "depends", "extends", "parameters", "profiles"}
+FRAGMENT_KEYS = {"parameters", "profiles"}
+
+
+def read_yaml(path: Path) -> dict:
+    """A YAML mapping, or a RegistryError naming the file, line and column of a syntax error."""
+    try:
+        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f", line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(err, "problem", None) or str(err)
+        raise RegistryError(f"{path}{where}: not valid YAML: {problem}") from None
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise RegistryError(f"{path}: expected a mapping of keys (title, parameters, profiles, ...)")
+    return raw
+
+
+def _with_fragment(raw: dict, spec_path: Path) -> dict:
+    """Merge the `extends:` fragment's parameters and profiles under the figure's own."""
+    name = raw.get("extends")
+    if name is None:
+        return raw
+    fragment_path = spec_path.parent / str(name)
+    if not str(name).startswith("_") or fragment_path.suffix != ".yaml" or not fragment_path.is_file():
+        raise RegistryError(f"{spec_path}: extends {name!r}: expected a file _<name>.yaml beside it")
+    fragment = read_yaml(fragment_path)
+    unknown = set(fragment) - FRAGMENT_KEYS
+    if unknown:
+        raise RegistryError(f"{fragment_path}: a fragment holds only {sorted(FRAGMENT_KEYS)}; "
+                            f"unknown keys {sorted(unknown)}")
+    merged = dict(raw)
+    merged["parameters"] = {**(fragment.get("parameters") or {}), **(raw.get("parameters") or {})}
+    profiles = {name: dict(values or {}) for name, values in (fragment.get("profiles") or {}).items()}
+    for name, values in (raw.get("profiles") or {}).items():
+        profiles[name] = {**profiles.get(name, {}), **(values or {})}
+    merged["profiles"] = profiles
+    return merged
+
+
+REFERENCE = paths.REFERENCE_DIR.relative_to(paths.REPO_ROOT).as_posix()
+
+
+def _check_inputs(inputs: tuple[str, ...], where: str) -> None:
+    for item in inputs:
+        if item == REFERENCE or item.startswith(REFERENCE + "/"):
+            raise RegistryError(f"{where}: inputs: {item!r} need not be declared: the reference files a "
+                                "figure reads (through paths.reference_file) are recorded and hashed "
+                                "automatically; remove it")
+
+
 def load_figure(spec_path: Path) -> Figure:
     """Read and check one <id>.yaml (and that its notebook exists)."""
     spec_path = Path(spec_path)
     fig_id = spec_path.stem
     where = f"{spec_path}"
-    match = FIGURE_ID.match(fig_id)
-    if not match or match["paper"] not in PAPERS:
-        raise RegistryError(f"{where}: figure id must be <paper>-fig<NN>-<slug> with paper in {PAPERS}")
-    if spec_path.parent.name != match["paper"]:
-        raise RegistryError(f"{where}: a {match['paper']} figure belongs in notebooks/{match['paper']}/")
+    if not paths.is_figure_id(fig_id):
+        raise RegistryError(f"{where}: figure id must be {paths.FIGURE_ID_FORM} with paper in {PAPERS}")
+    paper = paths.paper_of(fig_id)
+    if spec_path.parent.name != paper:
+        raise RegistryError(f"{where}: a {paper} figure belongs in notebooks/{paper}/")
     notebook = spec_path.with_suffix(".md")
     if not notebook.exists():
         raise RegistryError(f"{where}: no notebook {notebook.name} beside it")
-    raw = yaml.safe_load(spec_path.read_text(encoding="utf-8")) or {}
-    unknown = set(raw) - {"title", "timeout", "inputs", "depends", "parameters", "profiles"}
+    raw = read_yaml(spec_path)
+    unknown = set(raw) - SPEC_KEYS
     if unknown:
-        raise RegistryError(f"{where}: unknown keys {sorted(unknown)}")
+        raise RegistryError(f"{where}: unknown keys {sorted(unknown)}; allowed: {sorted(SPEC_KEYS)}")
+    raw = _with_fragment(raw, spec_path)
     params = {name: _param_spec(name, decl, where) for name, decl in (raw.get("parameters") or {}).items()}
     profiles = raw.get("profiles") or {}
     _check_profiles(profiles, params, where)
@@ -157,10 +211,15 @@ def load_figure(spec_path: Path) -> Figure:
     for dep in depends:
         if dep not in PAPERS:
             raise RegistryError(f"{where}: depends names {dep!r}; allowed: {', '.join(PAPERS)}")
+        if dep == paper:
+            raise RegistryError(f"{where}: depends names the figure's own paper {dep!r}, which is "
+                                "always hashed; list only other papers' subpackages")
+    inputs = tuple(raw.get("inputs") or ())
+    _check_inputs(inputs, where)
     figure = Figure(
-        id=fig_id, paper=match["paper"], notebook=notebook, spec_path=spec_path,
+        id=fig_id, paper=paper, notebook=notebook, spec_path=spec_path,
         title=str(raw.get("title", fig_id)), timeout=int(raw.get("timeout", DEFAULT_TIMEOUT_S)),
-        inputs=tuple(raw.get("inputs") or ()), depends=depends, params=params, profiles=profiles)
+        inputs=inputs, depends=depends, params=params, profiles=profiles)
     for profile in profiles:
         try:
             figure.resolve(profile)
@@ -194,13 +253,31 @@ def _check_profiles(profiles: dict, params: dict, where: str) -> None:
         raise RegistryError(f"{where}: the quick profile must set every parameter; missing {sorted(missing)}")
 
 
-def discover(notebooks_dir: Path) -> dict[str, Figure]:
-    """All figures under notebooks_dir, by id, sorted by id."""
+def spec_files(notebooks_dir: Path) -> list[Path]:
+    """Every figure YAML (fragments, named _<name>.yaml, are not figures)."""
+    return sorted(p for p in Path(notebooks_dir).glob("*/*.yaml") if not p.name.startswith("_"))
+
+
+def discover(notebooks_dir: Path, errors: list[str] | None = None) -> dict[str, Figure]:
+    """All figures under notebooks_dir, by id, sorted by id.
+
+    A broken notebook/YAML pair raises RegistryError, unless `errors` is given: then its message is
+    appended there and the other figures are still returned.
+    """
+    def fail(message: str) -> None:
+        if errors is None:
+            raise RegistryError(message)
+        errors.append(message)
+
     figures = {}
     for md in sorted(Path(notebooks_dir).glob("*/*.md")):
         if not md.with_suffix(".yaml").exists():
-            raise RegistryError(f"{md}: notebook has no {md.stem}.yaml beside it")
-    for spec_path in sorted(Path(notebooks_dir).glob("*/*.yaml")):
-        figure = load_figure(spec_path)
+            fail(f"{md}: notebook has no {md.stem}.yaml beside it")
+    for spec_path in spec_files(notebooks_dir):
+        try:
+            figure = load_figure(spec_path)
+        except RegistryError as err:
+            fail(str(err))
+            continue
         figures[figure.id] = figure
     return figures

@@ -1,0 +1,111 @@
+"""What surrounds one notebook execution: its environment, a lock per figure, a heartbeat, a quiet kernel."""
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable, Iterator
+
+from jupyter_client.manager import AsyncKernelManager
+from traitlets import Unicode
+from traitlets.config import Config
+
+
+@contextmanager
+def environment(**values: str) -> Iterator[None]:
+    """Set environment variables for the kernel papermill starts, then restore them."""
+    saved = {key: os.environ.get(key) for key in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+@contextmanager
+def figure_lock(path: Path, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Hold an exclusive lock on `path`; if another process holds it, report who and wait.
+
+    The operating system releases the lock when its holder exits, however it exits, so a killed
+    runner never leaves a figure locked.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+", encoding="utf-8") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            if on_wait:
+                on_wait(handle.read().strip() or "another runner")
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()} since {time.strftime('%H:%M:%S')}\n")
+        handle.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextmanager
+def heartbeat(label: str, interval_s: float | None, out=None) -> Iterator[None]:
+    """Print '<label> still running, N s elapsed' every interval_s (None: silent) until the block ends.
+
+    For runs without a terminal (CI, logs), where no progress bar shows that work goes on.
+    """
+    if not interval_s:
+        yield
+        return
+    stop = threading.Event()
+    started = time.monotonic()
+
+    def beat() -> None:
+        while not stop.wait(interval_s):
+            print(f"  {label} still running, {time.monotonic() - started:.0f} s elapsed",
+                  file=out or sys.stdout, flush=True)
+
+    thread = threading.Thread(target=beat, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def kernel_options(log_path: Path) -> dict:
+    """papermill arguments for a kernel that talks over IPC sockets and writes its own output to a file.
+
+    Over TCP the kernel warns that it is unencrypted, and when the runner is stopped (Ctrl-C) the
+    kernel's shutdown chatter lands in the user's terminal; neither tells a reader anything. The
+    kernel's output goes to `log_path` instead, which the runner quotes when a kernel dies.
+    """
+    return {"kernel_manager_class": _FileLoggingKernelManager,
+            "config": Config({"KernelManager": {"transport": "ipc"},
+                              "_FileLoggingKernelManager": {"output_path": str(log_path)}})}
+
+
+class _FileLoggingKernelManager(AsyncKernelManager):
+    output_path = Unicode("", config=True, help="file receiving the kernel's stdout and stderr")
+
+    async def _launch_kernel(self, kernel_cmd, **kw):
+        if not self.output_path:
+            return await super()._launch_kernel(kernel_cmd, **kw)
+        with open(self.output_path, "ab") as log:
+            kw["stdout"] = kw["stderr"] = log
+            return await super()._launch_kernel(kernel_cmd, **kw)
+
+
+def ignore_interrupts() -> None:
+    """Worker-process initializer: Ctrl-C is handled once, by the parent, which stops the workers."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)

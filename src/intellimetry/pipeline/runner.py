@@ -1,0 +1,439 @@
+"""Execute figure notebooks with papermill, only when their content hash changed.
+
+    python -m intellimetry.pipeline list
+    python -m intellimetry.pipeline show ID
+    python -m intellimetry.pipeline run [ID ...] [name=value ...] [--profile quick|full|smoke]
+                                        [--dry-run] [--force] [--jobs N]
+
+Overrides (name=value) run one figure under the `custom` profile. Every parameter is validated
+against the figure's YAML before anything executes. Outputs are staged in figures/.staging and
+moved into figures/<profile>/<paper>/ file by file (the sidecar last) only after a clean run.
+A figure being run holds a lock, so a second runner on the same figure waits for it.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import ast
+import difflib
+import multiprocessing
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from intellimetry import paths
+from intellimetry.atomic import atomic_path, write_json
+from intellimetry.pipeline.execution import environment, figure_lock, heartbeat, ignore_interrupts, kernel_options
+from intellimetry.pipeline.hashing import excluded_subpackages, figure_hashes, reference_inputs, stale_reasons
+from intellimetry.pipeline.project import Project, read_sidecar
+from intellimetry.pipeline.registry import CUSTOM, DECLARABLE_PROFILES, Figure, ParameterError, RegistryError
+from intellimetry.provenance import RUN_CONTEXT_ENV, git_commit
+
+KERNEL = "python3"
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+HEARTBEAT_S = 30.0
+
+
+class RunError(RuntimeError):
+    """A figure that could not be produced; the message says where to look."""
+
+
+@dataclass
+class Task:
+    figure: Figure
+    profile: str
+    params: dict
+    hashes: dict
+    reasons: list[str]
+
+
+def select(figures: dict[str, Figure], ids: list[str], broken: list[str] | None = None) -> list[Figure]:
+    """The named figures (all when none is named); an unknown id gets close matches as hints."""
+    unknown = [i for i in ids if i not in figures]
+    if unknown:
+        for fig_id in unknown:  # a named figure whose own YAML is broken: say that, not "unknown"
+            for message in broken or []:
+                if f"{fig_id}.yaml" in message:
+                    raise RegistryError(message)
+        hints = {i: difflib.get_close_matches(i, figures, n=3) for i in unknown}
+        raise RunError("unknown figure id(s): " + "; ".join(
+            f"{i} (did you mean {', '.join(h)}?)" if h else i for i, h in hints.items())
+            + f"\nknown ids: {', '.join(figures)}")
+    return [figures[i] for i in ids] if ids else list(figures.values())
+
+
+def split_targets(words: list[str]) -> tuple[list[str], dict[str, str]]:
+    """Command-line words -> (figure ids, {name: value}); anything else is refused with the reason."""
+    ids, overrides = [], {}
+    for word in words:
+        name, sep, value = word.partition("=")
+        if not sep:
+            if paths.is_figure_id(word):
+                ids.append(word)
+                continue
+            raise ParameterError(f"override {word!r} must look like name=value "
+                                 f"(or, if it is meant as a figure id, like {paths.FIGURE_ID_FORM})")
+        name = name.strip()
+        if not name:
+            raise ParameterError(f"override {word!r} must look like name=value")
+        if name in overrides:
+            raise ParameterError(f"parameter {name!r} is given twice ({name}={overrides[name]} and "
+                                 f"{word}); give it once")
+        overrides[name] = value.strip()
+    return ids, overrides
+
+
+def parse_overrides(words: list[str]) -> dict[str, str]:
+    ids, overrides = split_targets(words)
+    if ids:
+        raise ParameterError(f"override {ids[0]!r} must look like name=value")
+    return overrides
+
+
+def _task(project: Project, figure: Figure, profile: str, overrides: dict | None, force: bool) -> Task:
+    out_profile = CUSTOM if overrides else profile
+    try:
+        params = figure.resolve(profile, overrides)
+    except ParameterError as err:
+        raise ParameterError(f"{figure.id}: {err}") from None
+    recorded = (read_sidecar(project.sidecar(out_profile, figure)) or {}).get("hashes")
+    hashes = figure_hashes(figure, params, project.root, (recorded or {}).get("reads", ()))
+    reasons = stale_reasons(hashes, recorded)
+    if not reasons:  # the figure is good: a failed notebook from an earlier attempt is stale news
+        project.failed_notebook(out_profile, figure).unlink(missing_ok=True)
+        if force:
+            reasons = ["forced"]
+    return Task(figure, out_profile, params, hashes, reasons)
+
+
+def plan(project: Project, ids: list[str], profile: str = "quick",
+         overrides: dict[str, str] | None = None, force: bool = False,
+         broken: list[str] | None = None) -> list[Task]:
+    """Resolve and validate every figure's parameters, hash it, and say why it is stale.
+
+    With overrides, `profile` is the starting point and the outputs go to `custom`. Figures whose
+    YAML is broken are reported in `broken` (when given) and left out; otherwise they raise.
+    """
+    figures = select(project.figures(broken), ids, broken)
+    if overrides and len(figures) != 1:
+        raise ParameterError("parameter overrides apply to exactly one figure: name its ID")
+    return [_task(project, figure, profile, overrides, force) for figure in figures]
+
+
+def _to_ipynb(notebook: Path, target: Path) -> None:
+    import jupytext
+    import nbformat
+
+    nb = jupytext.read(notebook)
+    nb.metadata["kernelspec"] = {"name": KERNEL, "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, target)
+
+
+def _error_summary(error: Exception) -> str:
+    ename, evalue = getattr(error, "ename", None), getattr(error, "evalue", None)
+    if ename:
+        lines = [ANSI.sub("", line) for line in getattr(error, "traceback", [])]
+        tail = "\n".join("\n".join(lines).splitlines()[-15:])
+        return f"{ename}: {evalue}\n{tail}"
+    return f"{type(error).__name__}: {error}"
+
+
+def _kernel_output(kernel_log: Path, error: Exception) -> str:
+    """The end of what a dead kernel printed (a crash in compiled code says why only there)."""
+    if "DeadKernel" not in type(error).__name__ or not kernel_log.exists():
+        return ""
+    tail = kernel_log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-10:]
+    return "\n  the kernel printed:\n    " + "\n    ".join(tail) if tail else ""
+
+
+def remove_orphaned_staging(project: Project) -> list[Path]:
+    """Staging folders left by a killed run (their process is gone); returns what was removed."""
+    removed = []
+    for stage in sorted(project.staging_dir.glob("*")) if project.staging_dir.exists() else []:
+        pid = stage.name.rsplit(".", 2)[-2] if stage.name.count(".") >= 2 else ""
+        if pid.isdigit() and _alive(int(pid)):
+            continue
+        shutil.rmtree(stage, ignore_errors=True) if stage.is_dir() else stage.unlink(missing_ok=True)
+        removed.append(stage)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def execute(project: Project, task: Task, commit: str, progress_bar: bool = False) -> dict:
+    """Run one notebook in a staging folder and publish its outputs atomically. Returns the sidecar."""
+    import papermill
+
+    figure = task.figure
+    out_dir = project.output_dir(task.profile, figure)
+    project.staging_dir.mkdir(parents=True, exist_ok=True)
+    # <id>.<pid>.<random>: the pid lets the next runner tell a live stage from an orphan
+    stage = Path(tempfile.mkdtemp(prefix=f"{figure.id}.{os.getpid()}.", dir=project.staging_dir))
+    context = {"figure_id": figure.id, "profile": task.profile, "parameters": task.params,
+               "hash": task.hashes["total"], "output_dir": str(stage), "commit": commit}
+    executed = stage / f"{figure.id}.ipynb"
+    kernel_log = stage / "kernel.log"
+    started = time.monotonic()
+    try:
+        source = stage / "source.ipynb"
+        _to_ipynb(figure.notebook, source)
+        try:
+            with environment(**{RUN_CONTEXT_ENV: json.dumps(context)}), \
+                    heartbeat(figure.id, None if progress_bar else HEARTBEAT_S):
+                papermill.execute_notebook(
+                    str(source), str(executed), parameters=task.params, kernel_name=KERNEL,
+                    cwd=str(project.root), execution_timeout=figure.timeout,
+                    progress_bar=progress_bar, log_output=False, **kernel_options(kernel_log))
+        except Exception as error:  # papermill, nbclient timeouts, dead kernels
+            failed = _keep_failed(executed, project.failed_notebook(task.profile, figure))
+            where = f"\n  executed notebook: {failed}" if failed else ""
+            hint = (f"\n  (the per-cell timeout is {figure.timeout} s, set in {figure.spec_path.name})"
+                    if "Timeout" in type(error).__name__ else "")
+            raise RunError(f"{figure.id} failed ({task.profile}){where}\n  {_error_summary(error)}{hint}"
+                           f"{_kernel_output(kernel_log, error)}") from None
+        source.unlink()
+        kernel_log.unlink(missing_ok=True)
+        sidecar_path = stage / f"{figure.id}.json"
+        sidecar = read_sidecar(sidecar_path)
+        if sidecar is None:
+            raise RunError(f"{figure.id}: the notebook finished without calling save_figure(..., "
+                           f"{figure.id!r}), so it produced no figure")
+        # the reference files this run read are now known: hash exactly those
+        hashes = figure_hashes(figure, task.params, project.root, sidecar.pop("reference_files", []))
+        sidecar.update(hashes=hashes, wall_time_s=round(time.monotonic() - started, 2),
+                       executed_notebook=executed.name)
+        write_json(sidecar_path, sidecar)
+        _publish(stage, out_dir, figure.id)
+        return sidecar
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _keep_failed(executed: Path, failed: Path) -> Path | None:
+    if not executed.exists():
+        return None
+    with atomic_path(failed) as tmp:
+        shutil.copyfile(executed, tmp)
+    return failed
+
+
+def _publish(stage: Path, out_dir: Path, fig_id: str) -> None:
+    """Move staged files into place, one atomic rename each, the sidecar last.
+
+    Until the new sidecar lands, the old one's hash no longer matches the files that changed, so a
+    crash in between leaves the figure stale (re-run next time), never silently half-updated.
+    Files of the figure that the new run did not write (a .failed.ipynb among them) are removed.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    sidecar = f"{fig_id}.json"
+    names = sorted(p.name for p in stage.iterdir())
+    for name in [n for n in names if n != sidecar] + [sidecar]:
+        os.replace(stage / name, out_dir / name)
+    for old in out_dir.glob(f"{fig_id}.*"):
+        if old.name not in names:
+            old.unlink()
+
+
+def execute_locked(project: Project, task: Task, commit: str, progress_bar: bool = False,
+                   out=sys.stdout) -> dict | None:
+    """execute() while holding the figure's lock; None if another runner built it meanwhile."""
+    def waiting(holder: str) -> None:
+        print(f"waiting: {task.figure.id} ({task.profile}) is being run by {holder}", file=out, flush=True)
+
+    with figure_lock(project.locks_dir / f"{task.profile}--{task.figure.id}.lock", waiting):
+        recorded = (read_sidecar(project.sidecar(task.profile, task.figure)) or {}).get("hashes")
+        current = figure_hashes(task.figure, task.params, project.root, (recorded or {}).get("reads", ()))
+        if task.reasons != ["forced"] and not stale_reasons(current, recorded):
+            print(f"{task.figure.id} was built by the other runner meanwhile", file=out, flush=True)
+            return None
+        return execute(project, task, commit, progress_bar)
+
+
+def run(project: Project, ids: list[str], profile: str = "quick", overrides: dict | None = None,
+        dry_run: bool = False, force: bool = False, jobs: int = 1, out=sys.stdout) -> list[Task]:
+    """Plan, report, and execute the stale figures (in `jobs` processes); stop at the first failure.
+
+    A figure whose YAML is broken is reported and skipped (the others run); the run then ends with a
+    RegistryError naming every broken file.
+    """
+    broken: list[str] = []
+    tasks = plan(project, ids, profile, overrides, force, broken)
+    for message in broken:
+        print(f"broken  {message}", file=out, flush=True)
+    stale = [t for t in tasks if t.reasons]
+    for task in tasks:
+        state = "stale" if task.reasons else "fresh"
+        why = f"  ({'; '.join(task.reasons)})" if task.reasons else ""
+        print(f"{state:5}  {task.profile:6} {task.figure.id}{why}", file=out)
+    if dry_run or not stale:
+        print(f"{len(stale)} of {len(tasks)} figure(s) stale" + ("" if dry_run else "; nothing to run"), file=out)
+    else:
+        for orphan in remove_orphaned_staging(project):
+            print(f"removed {orphan.name} left in {project.staging_dir} by an interrupted run", file=out)
+        commit = git_commit(project.root)
+        if jobs > 1 and len(stale) > 1:
+            _run_parallel(project, stale, commit, jobs, out)
+        else:
+            _run_sequential(project, stale, commit, out)
+    if broken:
+        raise RegistryError(f"{len(broken)} figure file(s) could not be read:\n  " + "\n  ".join(broken))
+    return stale
+
+
+def _run_sequential(project: Project, stale: list[Task], commit: str, out) -> None:
+    progress_bar = sys.stderr.isatty()
+    for number, task in enumerate(stale, 1):
+        print(f"[{number}/{len(stale)}] {task.figure.id} ({task.profile}) running ...", file=out, flush=True)
+        started = time.monotonic()
+        if execute_locked(project, task, commit, progress_bar, out) is not None:
+            print(f"[{number}/{len(stale)}] {task.figure.id} done in {time.monotonic() - started:.1f} s",
+                  file=out, flush=True)
+
+
+def _execute_numbered(args: tuple) -> tuple[int, dict | None]:
+    number, project, task, commit = args
+    return number, execute_locked(project, task, commit)
+
+
+def _run_parallel(project: Project, stale: list[Task], commit: str, jobs: int, out) -> None:
+    """Execute in `jobs` worker processes; at a failure or Ctrl-C the workers are stopped at once.
+
+    A stopped worker leaves its staging folder, which the next run removes; published outputs are
+    never touched, since publishing is the last step of a clean run.
+    """
+    context = multiprocessing.get_context("spawn")
+    started = time.monotonic()
+    work = [(number, project, task, commit) for number, task in enumerate(stale)]
+    print(f"running {len(stale)} figure(s) in {jobs} processes ...", file=out, flush=True)
+    with context.Pool(jobs, initializer=ignore_interrupts) as pool:  # leaving the block terminates it
+        for done, (number, sidecar) in enumerate(pool.imap_unordered(_execute_numbered, work), 1):
+            task = stale[number]
+            took = f"done in {sidecar['wall_time_s']:.1f} s" if sidecar else "built by another runner"
+            print(f"[{done}/{len(stale)}] {task.figure.id} ({task.profile}) {took} "
+                  f"({time.monotonic() - started:.0f} s elapsed)", file=out, flush=True)
+
+
+def notebook_imports(figure: Figure) -> list[str]:
+    """The intellimetry modules a notebook's code cells import, in order of first use."""
+    import jupytext
+
+    found: dict[str, None] = {}
+    for cell in jupytext.read(figure.notebook).cells:
+        if cell.cell_type != "code":
+            continue
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:
+            continue  # IPython magics; not imports
+        for node in ast.walk(tree):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+            for name in names:
+                if name.split(".")[0] == "intellimetry":
+                    found[name] = None
+    return list(found)
+
+
+def _recorded_reads(project: Project, figure: Figure) -> list[str]:
+    """The reference files a built profile of the figure read, as '<file> (read by the <p> run)'."""
+    for profile in (*DECLARABLE_PROFILES, CUSTOM):
+        hashes = (read_sidecar(project.sidecar(profile, figure)) or {}).get("hashes") or {}
+        if "reads" in hashes:
+            return [f"{p} (read by the {profile} run)" for p in reference_inputs(hashes["reads"])]
+    return ["reference files: not known until the figure has run once (they are recorded at run time)"]
+
+
+def describe(project: Project, figure: Figure) -> str:
+    """What `show` prints: files, imports, hashed library and inputs, book page, parameters."""
+    def rel(path: Path) -> str:
+        return Path(path).resolve().relative_to(project.root).as_posix()
+
+    pages = [rel(p) for p in project.book_pages(figure)]
+    inputs = [f"{p} (declared)" for p in figure.inputs] + _recorded_reads(project, figure)
+    lines = [f"{figure.id}: {figure.title}",
+             f"  notebook:   {rel(figure.notebook)}",
+             f"  parameters: {rel(figure.spec_path)}",
+             f"  book page:  {', '.join(pages) or 'none (the registry test requires one)'}",
+             f"  imports:    {', '.join(notebook_imports(figure)) or 'nothing from intellimetry'}",
+             f"  library hashed: src/intellimetry/ except {', '.join(sorted(excluded_subpackages(figure)))}",
+             "  inputs hashed:  " + ("; ".join(inputs) or "none"),
+             f"  timeout per cell: {figure.timeout} s", "  parameters:"]
+    for name, spec in figure.params.items():
+        values = ", ".join(f"{p}={figure.profiles[p].get(name)!r}" for p in figure.profiles
+                           if name in (figure.profiles[p] or {}))
+        lines.append(f"    {name}: {spec.allowed()}  [{values}]" + (f"  {spec.help}" if spec.help else ""))
+    return "\n".join(lines)
+
+
+def _quiet_executor_logs() -> None:
+    """papermill and nbclient log kernel chatter ("Kernel died ...") that a failed run already
+    reports as a RunError with the cell's error; keep it out of the terminal."""
+    for name in ("papermill", "traitlets"):
+        logger = logging.getLogger(name)
+        logger.addHandler(logging.NullHandler())
+        logger.propagate = False
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m intellimetry.pipeline", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--figures-dir", type=Path, help="output root (default: <repo>/figures)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="list figure ids")
+    show = sub.add_parser("show", help="a figure's files, imports, inputs, book page and parameters")
+    show.add_argument("id")
+    run_p = sub.add_parser("run", help="execute stale figures")
+    run_p.add_argument("targets", nargs="*", help="figure ids and name=value overrides")
+    run_p.add_argument("--profile", default="quick",
+                       help=f"one of {', '.join(DECLARABLE_PROFILES)} (default quick); with name=value "
+                            "overrides it is the starting point and outputs go to 'custom'")
+    run_p.add_argument("--dry-run", action="store_true", help="say what is stale and why; run nothing")
+    run_p.add_argument("--force", action="store_true", help="re-run even if up to date")
+    run_p.add_argument("--jobs", "-j", type=int, default=1, help="notebooks executed at once (default 1)")
+    args = parser.parse_args(argv)
+    project = Project.at(figures_dir=args.figures_dir)
+    _quiet_executor_logs()
+    try:
+        if args.command == "list":
+            broken: list[str] = []
+            for figure in project.figures(broken).values():
+                print(f"{figure.id}  {figure.title}")
+            if broken:
+                raise RegistryError("could not read:\n  " + "\n  ".join(broken))
+        elif args.command == "show":
+            broken = []
+            print(describe(project, select(project.figures(broken), [args.id], broken)[0]))
+        else:
+            if args.profile not in DECLARABLE_PROFILES:
+                raise ParameterError(f"unknown profile {args.profile!r}; allowed: {', '.join(DECLARABLE_PROFILES)}"
+                                     " (custom is chosen by giving name=value overrides)")
+            ids, overrides = split_targets(args.targets)
+            run(project, ids, args.profile, overrides, args.dry_run, args.force, max(1, args.jobs))
+    except (ParameterError, RegistryError, RunError, FileNotFoundError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2 if isinstance(err, (ParameterError, RegistryError)) else 1
+    except KeyboardInterrupt:
+        print("interrupted: previous outputs are untouched", file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        # Leave at once: the half-run kernel and zmq sockets would print shutdown tracebacks during a
+        # normal exit. Staging folders are already removed (or removed by the next run).
+        os._exit(130)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
