@@ -1,27 +1,23 @@
-# intellimetry: `make` alone prints help. The first target you run creates .venv itself.
+# intellimetry: `make` alone prints help (from the `##` comments). The first target you run creates .venv itself.
 PROFILE ?= quick
 JOBS ?= 1
+FORCE ?=
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 # custom = quick plus overrides, so the runner starts from quick when PROFILE=custom
 RUN_PROFILE := $(if $(filter custom,$(PROFILE)),quick,$(PROFILE))
+RUN_FLAGS := --profile $(RUN_PROFILE) $(if $(FORCE),--force)
 MATHJAX := book/_vendor/mathjax/tex-mml-chtml.js
 MATHJAX_VERSION := 3.2.2
 
 .DEFAULT_GOAL := help
-.PHONY: help env book figures fig paper test check-book clean
+.PHONY: help env book figures fig paper test test-fast lint check-book clean clean-cache
 
-help:
-	@echo "make book                 run stale notebooks (PROFILE=$(PROFILE)) and render the book"
-	@echo "make test                 run the test suite (notebooks, book build, browser check)"
-	@echo "make figures              run stale notebooks only"
-	@echo "make fig ID=<id> [PARAMS=\"name=value ...\"]   one figure; overrides go to the custom profile"
-	@echo "make paper                the full profile (paper scale, hours)"
-	@echo "make check-book           headless-Chromium check of the rendered book"
-	@echo "make clean                remove generated figures and the rendered book"
+help: ## this list
 	@echo "PROFILE=quick|full|custom selects the profile (default quick); JOBS=2 runs two notebooks at once"
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  make \1\t\2/' | expand -t 22
 
 $(INSTALLED): requirements.txt requirements-lock.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || \
@@ -32,7 +28,7 @@ $(INSTALLED): requirements.txt requirements-lock.txt pyproject.toml
 	$(PY) -m ipykernel install --prefix $(VENV) --name python3 --display-name "Python 3 (intellimetry)" > /dev/null
 	touch $@
 
-env: $(INSTALLED)
+env: $(INSTALLED) ## create .venv with the pinned environment (every target does this first)
 
 # MathJax is vendored so equations render without a network connection.
 $(MATHJAX):
@@ -40,25 +36,34 @@ $(MATHJAX):
 	mkdir -p $(dir $@)
 	cp -r .cache/npm/node_modules/mathjax/es5/. $(dir $@)
 
-figures: $(INSTALLED)
-	$(PY) -m intellimetry.runner run --profile $(RUN_PROFILE) --jobs $(JOBS)
+figures: $(INSTALLED) ## run the stale notebooks only
+	$(PY) -m intellimetry.pipeline run $(RUN_FLAGS) --jobs $(JOBS)
 
-fig: $(INSTALLED)
-	@test -n "$(ID)" || { echo 'usage: make fig ID=<figure-id> [PARAMS="name=value ..."]'; exit 2; }
-	$(PY) -m intellimetry.runner run $(ID) $(PARAMS) --profile $(RUN_PROFILE)
+fig: $(INSTALLED) ## one figure: ID=<id> [PARAMS="name=value ..."] [FORCE=1]; overrides go to the custom profile
+	@test -n "$(ID)" || { echo 'usage: make fig ID=<figure-id> [PARAMS="name=value ..."] [FORCE=1]'; exit 2; }
+	$(PY) -m intellimetry.pipeline run $(ID) $(PARAMS) $(RUN_FLAGS)
 
-book: $(INSTALLED) $(MATHJAX)
-	$(PY) -m intellimetry.runner run --profile $(RUN_PROFILE) --jobs $(JOBS)
+book: $(INSTALLED) $(MATHJAX) ## run the stale notebooks (PROFILE) and render book/_build/html
+	$(PY) -m intellimetry.pipeline run $(RUN_FLAGS) --jobs $(JOBS)
 	$(PY) -m intellimetry.book build --profile $(PROFILE)
 
-paper:
+paper: ## the full profile: paper scale, hours
 	$(MAKE) book PROFILE=full
 
-test: $(INSTALLED) $(MATHJAX)
+test: $(INSTALLED) $(MATHJAX) ## the test suite: lint, library, runner, every notebook, the book build, a browser check
 	$(PY) -m pytest
 
-check-book: $(INSTALLED)
-	$(PY) -m intellimetry.bookcheck book/_build/html
+test-fast: $(INSTALLED) ## the tests without the slow ones (no notebooks, no book build)
+	$(PY) -m pytest -m "not slow"
 
-clean:
+lint: $(INSTALLED) ## ruff over src/, tests/ and benchmarks/ (absolute imports, pyflakes, import order)
+	$(PY) -m ruff check src tests benchmarks
+
+check-book: $(INSTALLED) ## every rendered page in headless Chromium: missing images, broken links, tracebacks
+	$(PY) -m intellimetry.book check book/_build/html
+
+clean: ## remove generated figures and the rendered book (the model cache stays)
 	rm -rf figures book/_build book/generated .pytest_cache
+
+clean-cache: ## remove the trained-model cache (.cache/models): the next run retrains
+	rm -rf .cache/models
