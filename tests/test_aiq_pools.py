@@ -108,7 +108,9 @@ def _forbid_training(monkeypatch):
     monkeypatch.setattr(pools, "train_agent", refuse)
 
 
-def _json_files(folder):
+def _json_files(root):
+    """The pool records under a model-cache root (they live in its aiq-pools/ namespace)."""
+    folder = root / pools.POOL_CODE.namespace
     return sorted(p for p in folder.iterdir() if p.suffix == ".json" and not p.name.startswith("."))
 
 
@@ -265,7 +267,7 @@ def test_run_pool_second_call_trains_nothing_and_returns_identical_results(tmp_p
     second = run_pool(BLOBS, architectures, BUDGET, 7, tmp_path, progress=True)
     assert [r.to_dict() for r in second] == [r.to_dict() for r in first]  # seconds included
     assert {p: p.stat().st_mtime_ns for p in _json_files(tmp_path)} == mtimes
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary files left
+    assert not [p for p in tmp_path.rglob(".*")]  # no temporary files left
 
     record = json.loads(_json_files(tmp_path)[0].read_text())
     assert {"key", "data", "architecture", "budget", "seed", "size", "accuracy", "seconds"} <= set(record)

@@ -10,9 +10,11 @@ The data a pool trains on is duck-typed: any object with ``name``, ``x_train``/`
 images ``(n, c, h, w)`` or vectors ``(n, d)``), ``y_train``/``y_test`` (int64 labels in
 ``[0, n_classes)``), ``n_classes``, ``is_image`` and ``fingerprint()`` (a content hash).
 
-Caching: every agent is one small JSON file ``<cache_dir>/<key>.json``, written atomically, where
-``key`` is the sha256 of (data fingerprint, architecture, budget, agent seed, :data:`CACHE_VERSION`
-and the source text of this module, so editing the training code retrains instead of reusing stale agents).
+Caching: every agent is one small JSON record in the shared model cache (:mod:`intellimetry.cache`,
+namespace ``aiq-pools``), written atomically. Its key is the sha256 of (data fingerprint,
+architecture, budget, agent seed, control task) and of :data:`POOL_CODE`: :data:`CACHE_VERSION`, the
+source of the definitions that train and score an agent, and the torch version. So changing the
+training code retrains, while tidying the rest of this module keeps every cached agent.
 Agent seeds come from (pool seed, agent index), so growing a pool keeps its first agents' seeds
 and keys: only the new agents are trained. A file that cannot be read or does not match its key
 is ignored and rewritten.
@@ -20,14 +22,12 @@ is ignored and rewritten.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import multiprocessing
 import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
@@ -35,7 +35,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from intellimetry.atomic import write_json
+from intellimetry.aiq.domains import check_cartpole_physics
+from intellimetry.aiq.teacher import BatchCartPole
+from intellimetry.cache import ModelCache, TrainingCode
 from intellimetry.checks import check_int
 
 KINDS = ("mlp", "conv")
@@ -241,8 +243,6 @@ class ControlTask:
     max_steps: int = 200
 
     def __post_init__(self):
-        from .domains import check_cartpole_physics
-
         force_mag, gravity = check_cartpole_physics(self.force_mag, self.gravity)
         object.__setattr__(self, "force_mag", force_mag)
         object.__setattr__(self, "gravity", gravity)
@@ -253,8 +253,6 @@ class ControlTask:
         return asdict(self)
 
     def score(self, model: nn.Module) -> float:
-        from .teacher import BatchCartPole
-
         def policy(states: np.ndarray) -> np.ndarray:
             with torch.no_grad():
                 return model(torch.from_numpy(states.astype(np.float32))).argmax(dim=1).numpy()
@@ -438,44 +436,41 @@ def agent_seed(seed: int, index: int) -> int:
     return stable_seed("aiq-pool", int(seed), int(index))
 
 
-@lru_cache(maxsize=1)
-def _source_hash() -> str:
-    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+# What a cached agent depends on besides its own inputs (see intellimetry.cache).
+POOL_CODE = TrainingCode("aiq-pools", CACHE_VERSION, definitions=(
+    Architecture, Budget, ControlTask, AgentResult, BatchCartPole, _arrays_of, _optimiser, train_agent))
 
 
 def cache_key(fingerprint: str, architecture: Architecture, budget: Budget, seed: int,
               control: ControlTask | None = None) -> str:
-    payload = {"version": CACHE_VERSION, "code": _source_hash(), "data": str(fingerprint),
-               "architecture": architecture.to_dict(),
-               "budget": budget.to_dict(), "seed": int(seed)}
-    if control is not None:
-        payload["control"] = control.to_dict()
-    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+    return ModelCache(POOL_CODE).key(
+        data=str(fingerprint), architecture=architecture.to_dict(), budget=budget.to_dict(), seed=int(seed),
+        control=control.to_dict() if control is not None else None)
 
 
-def _load_cached(path: Path, key: str, architecture: Architecture, seed: int) -> AgentResult | None:
-    """The cached result, or None when the file is missing, unreadable or not this agent's."""
-    if not path.is_file():
+def _load_cached(cache: ModelCache, key: str, architecture: Architecture, seed: int) -> AgentResult | None:
+    """The cached result, or None when the record is missing, unreadable or not this agent's."""
+    if not cache.path(key).is_file():
         return None
+    record = cache.load_json(key)
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
         result = AgentResult.from_dict(record)
-        valid = (record.get("key") == key and record.get("version") == CACHE_VERSION
-                 and result.architecture == architecture and result.seed == seed
+        valid = (record.get("key") == key and result.architecture == architecture and result.seed == seed
                  and 0.0 <= result.accuracy <= 1.0 and result.size >= 1
                  and (result.control is None or 0.0 <= result.control <= 1.0))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (ValueError, KeyError, TypeError, AttributeError):
         valid = False
     if not valid:
-        warnings.warn(f"ignoring unreadable or mismatched pool cache file {path}; the agent is retrained",
+        warnings.warn(f"ignoring unreadable or mismatched pool cache file {cache.path(key)}; the agent is retrained",
                       RuntimeWarning, stacklevel=3)
         return None
     return result
 
 
-def _store(path: Path, key: str, result: AgentResult, fingerprint: str, data_name: str, budget: Budget) -> None:
-    write_json(path, {**result.to_dict(), "key": key, "version": CACHE_VERSION, "data": str(fingerprint),
-                      "data_name": data_name, "budget": budget.to_dict()})
+def _store(cache: ModelCache, key: str, result: AgentResult, fingerprint: str, data_name: str,
+           budget: Budget) -> None:
+    cache.store_json(key, {**result.to_dict(), "key": key, "data": str(fingerprint), "data_name": data_name,
+                           "budget": budget.to_dict()})
 
 
 _WORKER_ARRAYS: _Arrays | None = None
@@ -503,7 +498,9 @@ def _train_in_worker(index: int, architecture: Architecture, budget: Budget, see
 def run_pool(data, architectures: Sequence[Architecture], budget: Budget, seed: int, cache_dir,
              workers: int = 1, progress: bool = True, seeds: Sequence[int] | None = None,
              control: ControlTask | None = None) -> list[AgentResult]:
-    """Train (or load from ``cache_dir``) one agent per architecture; results in the order given.
+    """Train (or load from the model cache) one agent per architecture; results in the order given.
+
+    ``cache_dir``: the model cache's root (None: ``.cache/models``); agents live in its ``aiq-pools/``.
 
     Agent ``i`` trains with ``agent_seed(seed, i)`` unless ``seeds`` gives the per-agent seeds
     explicitly. Cached agents are loaded; the others are trained, in ``workers`` spawned processes
@@ -537,14 +534,14 @@ def run_pool(data, architectures: Sequence[Architecture], budget: Budget, seed: 
     for a in architectures:  # fail before training anything if an architecture does not fit the input
         a.parameters(arrays.input_shape, arrays.n_classes)
     fingerprint = str(data.fingerprint())
-    cache_dir = Path(cache_dir)
+    cache = ModelCache(POOL_CODE, cache_dir)
 
     results: list[AgentResult | None] = [None] * len(architectures)
     _check_control(control, arrays)
     keys = [cache_key(fingerprint, a, budget, s, control) for a, s in zip(architectures, seeds)]
     missing = []
     for i, (a, s, key) in enumerate(zip(architectures, seeds, keys)):
-        results[i] = _load_cached(cache_dir / f"{key}.json", key, a, s)
+        results[i] = _load_cached(cache, key, a, s)
         if results[i] is None:
             missing.append(i)
 
@@ -554,7 +551,7 @@ def run_pool(data, architectures: Sequence[Architecture], budget: Budget, seed: 
         bar = tqdm(total=len(missing), desc=f"pool {arrays.name}", disable=not progress, leave=False)
 
         def finish(index: int, result: AgentResult) -> None:
-            _store(cache_dir / f"{keys[index]}.json", keys[index], result, fingerprint, arrays.name, budget)
+            _store(cache, keys[index], result, fingerprint, arrays.name, budget)
             results[index] = result
             bar.update(1)
 

@@ -1,0 +1,98 @@
+"""One content-addressed cache for trained models and other costly results, under .cache/models/.
+
+A cached item is found by a key: the sha256 of what produced it, namely
+
+* its own inputs (data fingerprint, architecture, budget, seed, ...), given by the caller, and
+* the :class:`TrainingCode` of its namespace: an explicit version number, the source text of the
+  functions and classes that define training and scoring, and the torch version.
+
+So tidying an import or a docstring elsewhere in a module keeps every cached model, while changing
+the training loop, the scoring, the version or torch retrains. Every write is atomic (a crash
+leaves the old file or the new one). `make clean-cache` deletes the folder.
+"""
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+from dataclasses import dataclass
+from functools import cached_property
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Callable
+
+from intellimetry import paths
+from intellimetry.atomic import atomic_path, write_json
+
+MODELS_DIR = paths.CACHE_DIR / "models"
+
+
+def _version_of(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "absent"
+
+
+@dataclass(frozen=True)
+class TrainingCode:
+    """What every item of one cache namespace depends on besides its own inputs."""
+    namespace: str
+    version: int
+    definitions: tuple[Callable | type, ...]  # the functions/classes that train and score
+    packages: tuple[str, ...] = ("torch",)
+
+    def __post_init__(self):
+        if not self.namespace or "/" in self.namespace or self.namespace.startswith("."):
+            raise ValueError(f"cache namespace {self.namespace!r} must be a plain folder name")
+        if not isinstance(self.version, int) or isinstance(self.version, bool) or self.version < 0:
+            raise ValueError(f"training-code version must be an integer >= 0, got {self.version!r}")
+        if not self.definitions:
+            raise ValueError("name the functions or classes that define training and scoring")
+
+    @cached_property
+    def fingerprint(self) -> dict:
+        sources = {f"{obj.__module__}.{obj.__qualname__}": hashlib.sha256(
+            inspect.getsource(obj).encode()).hexdigest() for obj in self.definitions}
+        return {"namespace": self.namespace, "version": self.version, "sources": sources,
+                "packages": {name: _version_of(name) for name in self.packages}}
+
+
+class ModelCache:
+    """Items of one namespace in <root>/<namespace>/<key><suffix>."""
+
+    def __init__(self, code: TrainingCode, root: Path | str | None = None):
+        self.code = code
+        self.folder = Path(root or MODELS_DIR) / code.namespace
+
+    def key(self, **inputs: Any) -> str:
+        """The content address of an item made from `inputs` (JSON-serialisable) by this code."""
+        payload = {"code": self.code.fingerprint, "inputs": inputs}
+        return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+    def path(self, key: str, suffix: str = ".json") -> Path:
+        return self.folder / f"{key}{suffix}"
+
+    def load_json(self, key: str) -> dict | None:
+        """The stored record, or None when it is missing or unreadable (then it is simply rebuilt)."""
+        try:
+            return json.loads(self.path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def store_json(self, key: str, record: dict) -> Path:
+        path = self.path(key)
+        write_json(path, record)
+        return path
+
+    def lookup(self, key: str, suffix: str) -> Path | None:
+        """The file of a stored binary item (weights, ...), or None."""
+        path = self.path(key, suffix)
+        return path if path.is_file() else None
+
+    def store_file(self, key: str, suffix: str, write: Callable[[Path], None]) -> Path:
+        """Store a binary item: `write(tmp_path)` writes it, and it is renamed into place only after."""
+        path = self.path(key, suffix)
+        with atomic_path(path) as tmp:
+            write(tmp)
+        return path
