@@ -1,4 +1,5 @@
-"""The program-synthesis study: splits, steps, per-size scores, a model's g-index, the skeleton check."""
+"""The program-synthesis study: splits, steps, per-size scores, a model's g-index, the variants of E,
+the ranking of the grid and the skeleton check."""
 from __future__ import annotations
 
 import math
@@ -9,15 +10,23 @@ import pytest
 
 from intellimetry.gindex import divergence, g_index, parse_flow
 from intellimetry.gindex.domains import DOMAINS, generate_tasks
-from intellimetry.gindex.synthesis import DomainScore
 from intellimetry.gindex.study import (
     by_program_size,
+    experience_defined,
+    g_index_variants,
+    g_indices,
+    grid_totals,
     held_out_split,
     model_g_index,
+    model_key,
     properties_removed,
+    rank_descending,
     run_grid,
+    skeleton_theta,
     steps_for,
+    synthesis_ranking,
 )
+from intellimetry.gindex.synthesis import DomainScore
 
 
 def test_held_out_split_nests_training_sets_and_never_tests_on_them():
@@ -89,3 +98,76 @@ def test_run_grid_trains_one_model_per_size_and_training_set():
     assert all(len(r.task_deltas) == len(test) for r in results)
     with pytest.raises(ValueError, match="allowed: tiny"):
         run_grid(train, test, ["huge"], 1, 4, 1e-3, 0, progress=False)
+
+
+def test_g_indices_are_none_where_log2_of_the_unit_is_negative():
+    names, omega = ["a", "b"], np.array([[0.0, 0.1], [0.2, 0.0]])
+    result = _result([], [], {"b": 1.0, "a": 0.5}, {"a": 1, "b": 4}, 16e9)
+    assert experience_defined([result], "GF", "log2", 1e-4)
+    assert g_indices([result], omega, names, "GF", "log2", 1e-4) == [pytest.approx(287.20296, rel=1e-6)]
+    # 16e9 FLOPs = 1.6e-5 PF: log2 is -15.9, so ρ + E < 0 and the g-index does not exist
+    assert not experience_defined([result], "PF", "log2", 1e-4)
+    assert g_indices([result], omega, names, "PF", "log2", 1e-4) is None
+    variants = g_index_variants([result], omega, names, "GF", "log2", 1e-4)
+    assert list(variants) == ["log2_GF", "log2_TF", "log2_1p_PF"]
+    assert variants["log2_TF"] is None  # 0.016 TF: log2 = -5.97, undefined too
+    assert variants["log2_1p_PF"] == [pytest.approx(g_index([0.5, 1.0], omega, [1, 4], math.log2(1 + 1.6e-5)))]
+    with pytest.raises(ValueError, match=r"ρ \+ E <= 0"):
+        g_index_variants([result], omega, names, "PF", "log2", 1e-4)
+    with pytest.raises(ValueError, match="allowed: PF, TF, GF"):
+        experience_defined([result], "kF", "log2", 1e-4)
+
+
+def test_rank_descending_and_model_key():
+    assert rank_descending([3.0, 1.0, 2.0]) == [1, 3, 2]
+    assert rank_descending([1.0, 1.0]) == [1, 2]  # ties by position
+    assert model_key(SimpleNamespace(size="small", train_samples=48), 16) == "small_3"
+
+
+def _grid():
+    flow = [{"id": "0", "type": "debug", "wires": []}]
+    test = [SimpleNamespace(flow=flow)]
+    common = dict(params=100, non_embedding_params=80, steps=5, attention_flops=1.0, perfects=0.0, parseable=1.0,
+                  task_domains=["a"], domains={}, train_samples_per_domain={})
+    results = [SimpleNamespace(size=size, train_samples=n, theta=theta, flops=f, petaflops=f / 1e15, seconds=s,
+                               task_deltas=[1 - theta], **common)
+               for size, n, theta, f, s in (("tiny", 4, 0.9, 1e9, 1.0), ("tiny", 8, 0.5, 2e9, 2.0),
+                                            ("small", 4, 0.7, 4e9, 4.0))]
+    return results, test
+
+
+def test_synthesis_ranking_by_hand():
+    results, test = _grid()
+    variants = {"log2_GF": [10.0, 30.0, 20.0], "log2_TF": None, "log2_1p_PF": [3.0, 1.0, 2.0]}
+    ranking = synthesis_ranking(results, test, variants, "log2_GF", n_domains=2)
+    assert ranking["n_models"] == 3
+    assert (ranking["best_theta_model"], ranking["best_g_model"]) == ("tiny_2", "tiny_4")
+    assert (ranking["best_theta"], ranking["best_theta_g"], ranking["best_g"], ranking["best_g_theta"]) == \
+        (0.9, 10.0, 30.0, 0.5)
+    assert ranking["same_best"] is False
+    # θ ranks (ascending) 3, 1, 2 against g ranks 1, 3, 2: ρ = 1 − 6 · 8 / (3 · 8) = −1
+    assert ranking["theta_g_spearman"] == pytest.approx(-1.0)
+    assert ranking["rank_by_variant"] == {"log2_GF": [3, 1, 2], "log2_1p_PF": [1, 3, 2]}
+    assert ranking["undefined_variants"] == ["log2_TF"]
+    assert ranking["ranking_same_in_every_variant"] is False
+    assert ranking["best_g_by_variant"] == {"log2_GF": "tiny_4", "log2_1p_PF": "tiny_2"}
+    assert (ranking["best_g_model_log2_1p_pf"], ranking["best_g_theta_log2_1p_pf"]) == ("tiny_2", 0.9)
+    m1 = ranking["models"]["m1"]
+    assert list(ranking["models"]) == ["m1", "m2", "m3"]
+    assert (m1["name"], m1["samples_per_domain"], m1["g_index"], m1["g_rank"], m1["theta_rank"]) == \
+        ("tiny_2", 2, 10.0, 3, 1)
+    assert m1["g_index_by_variant"] == {"log2_GF": 10.0, "log2_1p_PF": 3.0}
+    assert m1["by_program_size"] == {"n1": {"theta": 0.9, "skill": 0.0, "n": 1}}
+    one = synthesis_ranking(results[:1], test, {"log2_GF": [5.0], "log2_1p_PF": [1.0]}, "log2_GF", 2)
+    assert one["theta_g_spearman"] == 1.0 and one["ranking_same_in_every_variant"] is True
+
+
+def test_grid_totals():
+    results, _ = _grid()
+    assert grid_totals(results) == {"total_train_seconds": 7.0, "max_parseable": 1.0, "max_perfects": 0.0,
+                                    "min_petaflops": 1e-6, "max_petaflops": 4e-6}
+
+
+def test_the_skeleton_of_every_test_program_scores_theta_one():
+    _, test = held_out_split(DOMAINS, [1], test_per_domain=1, seed=5)
+    assert skeleton_theta(test) == 1.0

@@ -1,20 +1,130 @@
-"""The program-synthesis study of the g-index chapter (the paper's Figures 9-12): models of several
-sizes trained on several amounts of generated tasks, scored on held-out tasks, and their g-index."""
+"""The g-index chapter's experiments as functions the notebooks call: the paper's Table 1 recomputed
+from the authors' experiment records, and the program-synthesis study (the paper's Figures 9-12):
+models of several sizes trained on several amounts of generated tasks, scored on held-out tasks,
+and their g-index."""
 from __future__ import annotations
 
 import math
 from collections import defaultdict
 
 import numpy as np
+from scipy.stats import spearmanr
 from tqdm.auto import tqdm
 
+from intellimetry.gindex.divergence import divergence
 from intellimetry.gindex.domains import generate_corpus
-from intellimetry.gindex.gindex import experience, g_index
+from intellimetry.gindex.flows import parse_flow
+from intellimetry.gindex.gindex import EXPERIENCE_MODES, experience, g_index
+from intellimetry.gindex.reference import run_inputs
 from intellimetry.gindex.synthesis import SIZES, ExperimentResult, run_experiment
 
 # Training compute of laptop-scale models is far below 1 petaFLOP, where log2 is negative; E can be
 # counted in a smaller unit instead (a documented choice, shown beside the others in the book).
 COMPUTE_UNITS = {"PF": 1e15, "TF": 1e12, "GF": 1e9}
+
+
+# --------------------------------------------------------------------------- Table 1 recomputed
+
+def table1_g_indices(records, runs, omega, mode: str = "log2", prior: float = 1e-4) -> dict[str, dict]:
+    """Our g-index of every run from its experiment record (`records`, as load_table1_inputs gives),
+    with Ω a domain-distance frame (rows test, columns curriculum) and E = `mode`(compute in PF).
+
+    Each run keeps its inputs (θ, samples, compute, ...) beside "g", so the table can quote them."""
+    out = {}
+    for run in runs:
+        inputs = run_inputs(records, run, omega.index)
+        out[run] = {**inputs, "g": g_index(inputs["theta"], omega.to_numpy(), inputs["samples"],
+                                           experience(inputs["compute_pf"], mode), prior)}
+    return out
+
+
+def paper_order(paper: dict) -> list[str]:
+    """The runs of the paper's Table 1 in its rank order (best first)."""
+    return sorted(paper, key=lambda run: paper[run]["rank"])
+
+
+def table1_rows(ours: dict, paper: dict) -> dict[str, dict]:
+    """Table 1's rows in the paper's row order: ours beside the paper, the gap and both rankings."""
+    order_ours = sorted(paper, key=lambda run: -ours[run]["g"])
+    rows = {}
+    for run, ref in paper.items():
+        g = ours[run]["g"]
+        rows[run] = {"model": ref["model"], "samples": int(ours[run]["total_samples"]),
+                     "compute_pf": ours[run]["compute_pf"], "compute_pf_paper": ref["compute_pf"],
+                     "theta": float(np.mean(ours[run]["theta"])), "theta_paper": ref["theta"],
+                     "ours": g, "paper": ref["g_index"], "gap": g - ref["g_index"],
+                     "gap_pct": 100.0 * (g - ref["g_index"]) / ref["g_index"],
+                     "rank": order_ours.index(run) + 1, "rank_paper": ref["rank"]}
+    return rows
+
+
+def _ranking_matches(rows: dict) -> bool:
+    return all(r["rank"] == r["rank_paper"] for r in rows.values())
+
+
+def gap_percentages(rows: dict) -> np.ndarray:
+    """Each row's gap to the paper in % of the paper's g-index (row order)."""
+    return np.array([r["gap_pct"] for r in rows.values()])
+
+
+def table1_summary(rows: dict) -> dict:
+    """How close the recomputed table is to the paper's: ranks, rank correlation and the gaps."""
+    gaps = gap_percentages(rows)
+    return {"ranking_matches": _ranking_matches(rows),
+            "rank_mismatches": sum(r["rank"] != r["rank_paper"] for r in rows.values()),
+            "spearman": float(spearmanr([r["ours"] for r in rows.values()], [r["paper"] for r in rows.values()])[0]),
+            "max_abs_gap_pct": float(np.abs(gaps).max()), "mean_gap_pct": float(gaps.mean()),
+            "min_gap_pct": float(gaps.min()), "max_gap_pct": float(gaps.max())}
+
+
+def strict_rule_comparison(rows: dict, rows_strict: dict, omega, omega_strict) -> dict:
+    """The table with Ω under the strict association rule against the reference rule's: its gaps,
+    whether its ranking still matches the paper, and how much Ω itself moved."""
+    strict_gaps = gap_percentages(rows_strict)
+    change = np.abs(omega_strict.to_numpy() - omega.to_numpy())
+    return {"rows": rows_strict, "ranking_matches": _ranking_matches(rows_strict),
+            "max_abs_gap_pct": float(np.abs(strict_gaps).max()), "min_gap_pct": float(strict_gaps.min()),
+            "max_gap_pct": float(strict_gaps.max()),
+            "omega_cells_changed": int((change > 1e-12).sum()),
+            "omega_max_change": float(change.max()),
+            "spearman_vs_either": float(spearmanr([r["ours"] for r in rows.values()],
+                                                  [r["ours"] for r in rows_strict.values()])[0])}
+
+
+def rank_tradeoff(rows: dict, paper: dict, first: int = 2, second: int = 3) -> dict:
+    """g-index of the paper's row `first` minus row `second`, ours and the paper's (the caption's
+    trade-off between rows 2 and 3), and whether both differences have the same sign."""
+    order = paper_order(paper)
+    a, b = order[first - 1], order[second - 1]
+    out = {"ours": rows[a]["ours"] - rows[b]["ours"], "paper": rows[a]["paper"] - rows[b]["paper"]}
+    out["same_sign"] = bool(np.sign(out["ours"]) == np.sign(out["paper"]))
+    return out
+
+
+def experience_mode_sweep(records, paper: dict, omega, prior: float, modes=EXPERIENCE_MODES) -> dict[str, dict]:
+    """Per way of turning compute into experience E: the largest and mean gap to the paper (in %)
+    and whether the ranking still matches, since the spec leaves E's form open."""
+    by_mode = {}
+    for mode in modes:
+        other = table1_g_indices(records, paper, omega, mode, prior)
+        pct = np.array([100.0 * (other[run]["g"] - paper[run]["g_index"]) / paper[run]["g_index"] for run in paper])
+        by_mode[mode] = {"max_abs_gap_pct": float(np.abs(pct).max()), "mean_gap_pct": float(pct.mean()),
+                         "ranking_matches": sorted(paper, key=lambda run: -other[run]["g"]) == paper_order(paper)}
+    return by_mode
+
+
+def recompute_table1(records, paper: dict, omegas: dict, mode: str = "log2", prior: float = 1e-4) -> dict:
+    """Table 1 recomputed with Ω of the reference ("either") and the strict rule (`omegas`): the
+    rows, their summary, the strict-rule comparison, the rows 2-3 trade-off and the E-mode sweep."""
+    rows = table1_rows(table1_g_indices(records, paper, omegas["either"], mode, prior), paper)
+    rows_strict = table1_rows(table1_g_indices(records, paper, omegas["strict"], mode, prior), paper)
+    return {"rows": rows, "summary": table1_summary(rows),
+            "strict": strict_rule_comparison(rows, rows_strict, omegas["either"], omegas["strict"]),
+            "row2_minus_row3": rank_tradeoff(rows, paper),
+            "by_mode": experience_mode_sweep(records, paper, omegas["either"], prior)}
+
+
+# --------------------------------------------------------------------------- program synthesis
 
 
 def held_out_split(domains, samples_per_domain, test_per_domain: int, seed: int) -> tuple[dict, list]:
@@ -69,19 +179,118 @@ def by_program_size(result: ExperimentResult, test: list) -> dict[int, dict]:
                    "n": len(deltas)} for size, deltas in sorted(groups.items())}
 
 
+def _experience_of(result: ExperimentResult, unit: str, mode: str) -> float:
+    """E of a trained model: its training FLOPs counted in `unit`, through `mode` (log2, ...)."""
+    if unit not in COMPUTE_UNITS:
+        raise ValueError(f"unknown compute unit {unit!r}; allowed: {', '.join(COMPUTE_UNITS)}")
+    return experience(result.flops / COMPUTE_UNITS[unit], mode)
+
+
 def model_g_index(result: ExperimentResult, omega: np.ndarray, names, unit: str = "GF", mode: str = "log2",
                   prior: float = 1e-4) -> float:
     """The g-index of a trained model: θ per test domain (in `names` order), its training samples per
     curriculum domain, Ω (rows test, columns curriculum, `names` order) and E from its training
     FLOPs counted in `unit`."""
-    if unit not in COMPUTE_UNITS:
-        raise ValueError(f"unknown compute unit {unit!r}; allowed: {', '.join(COMPUTE_UNITS)}")
+    e = _experience_of(result, unit, mode)
     missing = [name for name in names if name not in result.domains]
     if missing:
         raise ValueError(f"no test scores for domains {missing}")
     theta = [result.domains[name].theta for name in names]
     samples = [result.train_samples_per_domain.get(name, 0) for name in names]
-    return g_index(theta, omega, samples, experience(result.flops / COMPUTE_UNITS[unit], mode), prior)
+    return g_index(theta, omega, samples, e, prior)
+
+
+def experience_defined(results, unit: str, mode: str, prior: float) -> bool:
+    """Whether ρ + E > 0 for every model, i.e. its g-index exists: log2 of compute counted in a unit
+    larger than the compute itself is negative (laptop-scale models in petaFLOPs)."""
+    return all(prior + _experience_of(r, unit, mode) > 0 for r in results)
+
+
+def g_indices(results, omega: np.ndarray, names, unit: str, mode: str, prior: float) -> list[float] | None:
+    """Every model's g-index with E = mode(compute in unit); None where the g-index is undefined for
+    some model (see experience_defined), so the book can say which units of E work."""
+    if not experience_defined(results, unit, mode, prior):
+        return None
+    return [model_g_index(r, omega, names, unit, mode, prior) for r in results]
+
+
+# Besides the chosen unit and mode of E: log2 of teraFLOPs, and log2(1 + petaFLOPs) (defined for any compute).
+OTHER_EXPERIENCES = (("TF", "log2"), ("PF", "log2_1p"))
+
+
+def variant_name(unit: str, mode: str) -> str:
+    """The sidecar key of one way of counting E: ("GF", "log2") -> "log2_GF"."""
+    return f"{mode}_{unit}"
+
+
+def g_index_variants(results, omega: np.ndarray, names, unit: str, mode: str, prior: float) -> dict:
+    """{variant name: every model's g-index, or None where undefined} for the chosen unit and mode
+    of E and OTHER_EXPERIENCES, so the effect of E's unit on the ranking can be shown. The chosen
+    one must be defined: it is the figure's g-index."""
+    variants = {variant_name(u, m): g_indices(results, omega, names, u, m, prior)
+                for u, m in [(unit, mode), *OTHER_EXPERIENCES]}
+    if variants[variant_name(unit, mode)] is None:
+        raise ValueError(f"compute_unit={unit!r} with experience_mode={mode!r} gives ρ + E <= 0 for the "
+                         f"smallest model ({min(r.flops for r in results):.3g} FLOPs); choose a smaller unit or "
+                         f"log2_1p")
+    return variants
+
+
+def rank_descending(values) -> list[int]:
+    """1 for the largest value, 2 for the next, ... (ties broken by position)."""
+    return [int(x) for x in np.argsort(np.argsort(-np.asarray(values))) + 1]
+
+
+def model_key(result: ExperimentResult, n_domains: int) -> str:
+    """A model's name in the book: size and training samples per domain, e.g. "small_8"."""
+    return f"{result.size}_{result.train_samples // n_domains}"
+
+
+def model_table(results, test: list, variants: dict, chosen: str, n_domains: int) -> dict[str, dict]:
+    """One entry per model keyed by position (m1, m2, ...; the book's table fits every profile), with
+    its name, size, compute, scores, g-index (chosen E and every defined variant), both ranks and
+    its scores per program size."""
+    g = variants[chosen]
+    defined = {name: gs for name, gs in variants.items() if gs is not None}
+    g_rank, theta_rank = rank_descending(g), rank_descending([r.theta for r in results])
+    return {f"m{k + 1}": {"name": model_key(r, n_domains), "size": r.size,
+                          "samples_per_domain": r.train_samples // n_domains,
+                          "train_samples": r.train_samples, "params": r.params,
+                          "non_embedding_params": r.non_embedding_params, "steps": r.steps, "flops": r.flops,
+                          "attention_flops": r.attention_flops, "petaflops": r.petaflops, "seconds": r.seconds,
+                          "theta": r.theta, "perfects": r.perfects, "parseable": r.parseable, "g_index": gi,
+                          "g_rank": g_rank[k], "theta_rank": theta_rank[k],
+                          "g_index_by_variant": {u: gs[k] for u, gs in defined.items()},
+                          "by_program_size": {f"n{s}": c for s, c in by_program_size(r, test).items()}}
+            for k, (r, gi) in enumerate(zip(results, g))}
+
+
+def synthesis_ranking(results, test: list, variants: dict, chosen: str, n_domains: int) -> dict:
+    """The grid ranked: the model table, the best model by θ and by g-index (do they agree?), the
+    rank correlation of θ and g, and the ranking under every way of counting E (does it hold?)."""
+    g = variants[chosen]
+    defined = {name: gs for name, gs in variants.items() if gs is not None}
+    best_theta, best_g = int(np.argmax([r.theta for r in results])), int(np.argmax(g))
+    # E = log2(1 + C in PF) is nearly linear in compute at this scale: the strongest compute penalty
+    best_pf = results[int(np.argmax(variants[variant_name("PF", "log2_1p")]))]
+    return {"models": model_table(results, test, variants, chosen, n_domains), "n_models": len(results),
+            "best_theta_model": model_key(results[best_theta], n_domains),
+            "best_g_model": model_key(results[best_g], n_domains),
+            "best_theta": results[best_theta].theta, "best_theta_g": g[best_theta], "best_g": g[best_g],
+            "best_g_theta": results[best_g].theta, "same_best": best_theta == best_g,
+            "theta_g_spearman": float(spearmanr([r.theta for r in results], g)[0]) if len(results) > 1 else 1.0,
+            "rank_by_variant": {u: rank_descending(gs) for u, gs in defined.items()},
+            "undefined_variants": [name for name, gs in variants.items() if gs is None],
+            "ranking_same_in_every_variant": len({tuple(rank_descending(gs)) for gs in defined.values()}) == 1,
+            "best_g_by_variant": {u: model_key(results[int(np.argmax(gs))], n_domains) for u, gs in defined.items()},
+            "best_g_model_log2_1p_pf": model_key(best_pf, n_domains), "best_g_theta_log2_1p_pf": best_pf.theta}
+
+
+def grid_totals(results) -> dict:
+    """Training time, the best parse and perfect rates, and the compute range over the grid."""
+    return {"total_train_seconds": float(sum(r.seconds for r in results)),
+            "max_parseable": max(r.parseable for r in results), "max_perfects": max(r.perfects for r in results),
+            "min_petaflops": min(r.petaflops for r in results), "max_petaflops": max(r.petaflops for r in results)}
 
 
 def properties_removed(flow) -> list[dict]:
@@ -90,3 +299,9 @@ def properties_removed(flow) -> list[dict]:
     Node similarity counts only the generated node's properties and gives 1 to a node with none, so
     this skeleton scores Δ = 0 against the full flow: a weakness of the metric the book shows."""
     return [{key: node[key] for key in ("id", "type", "wires", "z") if key in node} for node in flow]
+
+
+def skeleton_theta(test: list) -> float:
+    """θ of a "model" answering every test task with its reference program stripped of properties
+    (properties_removed): 1 here exposes the metric's blind spot."""
+    return float(np.mean([1 - divergence(parse_flow(properties_removed(t.flow)), parse_flow(t.flow)) for t in test]))
