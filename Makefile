@@ -51,6 +51,7 @@ paper: ## the full profile: paper scale, hours
 	$(MAKE) book PROFILE=full
 
 test: $(INSTALLED) $(MATHJAX) ## the test suite: lint, library, runner, every notebook, the book build, a browser check
+	$(PY) -m ruff check src tests benchmarks
 	$(PY) -m pytest
 
 test-fast: $(INSTALLED) ## the tests without the slow ones (no notebooks, no book build)

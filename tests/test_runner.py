@@ -2,18 +2,18 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import threading
 import time
-import json
 from pathlib import Path
 
 import pytest
 
-from intellimetry.pipeline import runner
 from intellimetry.paths import paper_of
-from intellimetry.pipeline.registry import ParameterError, RegistryError
+from intellimetry.pipeline import runner
 from intellimetry.pipeline.project import Project
+from intellimetry.pipeline.registry import ParameterError, RegistryError
 from intellimetry.pipeline.runner import RunError, plan, run
 
 

@@ -1,9 +1,10 @@
 """The figure registry: every notebooks/<paper>/<id>.md with its <id>.yaml, and parameter validation.
 
 A figure's YAML declares its parameters (type, range or choices), its profiles, the inputs it
-reads other than reference data (whose reads are recorded at run time), the other paper subpackages it imports, and a per-cell
-timeout. Parameters and profiles shared by several figures live in a fragment `_<name>.yaml` beside
-them, which a figure names with `extends: _<name>.yaml`. See notebooks/README.md.
+reads other than reference data (whose reads are recorded at run time), the other papers'
+subpackages it imports, and a per-cell timeout. Parameters and profiles shared by several
+figures live in a fragment `_<name>.yaml` beside them, which a figure names with
+`extends: _<name>.yaml`. See notebooks/README.md.
 """
 from __future__ import annotations
 

@@ -13,10 +13,10 @@ A figure being run holds a lock, so a second runner on the same figure waits for
 from __future__ import annotations
 
 import argparse
-import json
-import logging
 import ast
 import difflib
+import json
+import logging
 import multiprocessing
 import os
 import re
