@@ -6,6 +6,7 @@ import functools
 import numpy as np
 
 from intellimetry.agitb.kernels import mask_chain
+from intellimetry.checks import check_int
 
 BITS = 10
 ALL_ONES = (1 << BITS) - 1  # 1023
@@ -28,10 +29,9 @@ def random_sequence(rng: np.random.Generator, length: int, start: int | None = N
 
 def admissible_array(rng: np.random.Generator, length: int, start: int | None = None) -> np.ndarray:
     """`random_sequence` as an int64 array, for feeding a model in one batch."""
-    if length < 1:
-        raise ValueError(f"length must be at least 1, got {length}")
-    if start is not None and not 0 <= start <= ALL_ONES:
-        raise ValueError(f"start must lie in 0..{ALL_ONES}, got {start}")
+    check_int("length", length, 1)
+    if start is not None:
+        check_int("start", start, 0, ALL_ONES)
     # one vectorised draw, then the sequential masking compiled: the warm-ups of the heavier
     # tests draw hundreds of millions of inputs
     return mask_chain(rng.integers(0, ALL_ONES + 1, size=length), -1 if start is None else start)
@@ -39,8 +39,7 @@ def admissible_array(rng: np.random.Generator, length: int, start: int | None = 
 
 def circular_random(rng: np.random.Generator, length: int) -> list[int]:
     """A random admissible sequence whose last element is also masked by the first."""
-    if length < 2:
-        raise ValueError(f"a circular sequence needs length >= 2, got {length}")
+    check_int("length of a circular sequence", length, 2)
     sequence = random_sequence(rng, length - 1)
     sequence.append(random_input(rng, sequence[-1], sequence[0]))
     return sequence
@@ -48,8 +47,7 @@ def circular_random(rng: np.random.Generator, length: int) -> list[int]:
 
 def trivial(length: int) -> list[int]:
     """length - 1 zero inputs, then one all-ones input."""
-    if length < 1:
-        raise ValueError(f"length must be at least 1, got {length}")
+    check_int("length", length, 1)
     return [0] * (length - 1) + [ALL_ONES]
 
 

@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 
+from intellimetry.checks import check_int
+
 # Closed forms count each bit column separately: a sequence is refractory iff every
 # one of its `bits` binary columns has no two adjacent 1s (cyclically, for the cyclic
 # count), and the columns are independent, so the per-column count is raised to `bits`.
@@ -27,8 +29,7 @@ def lucas(n: int) -> int:
 
 def _additive_sequence(first: int, second: int, n: int) -> int:
     """Term n of the sequence a_{i+2} = a_{i+1} + a_i starting from (first, second)."""
-    if n < 0:
-        raise ValueError(f"n must be non-negative, got {n}")
+    check_int("n", n, 0)
     a, b = first, second
     for _ in range(n):
         a, b = b, a + b
@@ -42,22 +43,20 @@ def count_all(n_steps: int, bits: int) -> int:
 
 def count_refractory(n_steps: int, bits: int) -> int:
     """Number of admissible sequences (consecutive inputs share no bit): F_{n+2}^bits."""
-    if n_steps < 1:
-        raise ValueError(f"n_steps must be at least 1, got {n_steps}")
+    check_int("n_steps", n_steps, 1)
     return fibonacci(n_steps + 2) ** bits
 
 
 def count_cyclic_refractory(n_steps: int, bits: int) -> int:
     """Number of cyclic-admissible sequences (also last & first == 0): L_n^bits, n >= 1."""
-    if n_steps < 1:
-        raise ValueError(f"n_steps must be at least 1, got {n_steps}")
+    check_int("n_steps", n_steps, 1)
     return lucas(n_steps) ** bits
 
 
 def enumerate_counts(n_steps: int, bits: int) -> dict:
     """Brute-force counts of all, refractory and cyclic-refractory sequences (small cases only)."""
-    if n_steps < 1 or bits < 1:
-        raise ValueError(f"n_steps and bits must be at least 1, got {n_steps}, {bits}")
+    check_int("n_steps", n_steps, 1)
+    check_int("bits", bits, 1)
     total = count_all(n_steps, bits)
     if total > MAX_ENUMERATED:
         raise ValueError(f"2**{n_steps * bits} sequences is too many to enumerate (limit 2**20)")

@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 
+from intellimetry.checks import check_int
+
 
 def _average_ranks(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Ranks 1..n with ties given their average rank, and the size of every tie group."""
@@ -44,7 +46,6 @@ def consistently_slower(complex_times, blank_times, z_threshold: float = 3.090, 
 def repeated_false_alarm(z_threshold: float, repetitions: int) -> float:
     """Chance that `repetitions` independent one-sided tests at z > z_threshold raise at least one
     alarm when nothing differs (the liveness test fails at its first alarm)."""
-    if repetitions < 0:
-        raise ValueError(f"repetitions must be non-negative, got {repetitions}")
+    check_int("repetitions", repetitions, 0)
     per_test = 0.5 * math.erfc(z_threshold / math.sqrt(2))  # upper tail of the standard normal
     return 1.0 - (1.0 - per_test) ** repetitions

@@ -10,7 +10,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from intellimetry.checks import check_choice
 from intellimetry.soc.sandpile import Sandpile
+
+KERNELS = ("numba", "numpy")
 
 
 def drive(pile: Sandpile, sites: np.ndarray, kernel: str = "numba") -> dict:
@@ -18,14 +21,13 @@ def drive(pile: Sandpile, sites: np.ndarray, kernel: str = "numba") -> dict:
 
     Returns {"size", "area", "duration"} (one int64 per grain) and "lost" (grains to the sink).
     """
+    check_choice("kernel", kernel, KERNELS)
     sites = np.ascontiguousarray(sites, dtype=np.int64)
     if sites.size and (sites.min() < 0 or sites.max() >= pile.n_sites):
         raise ValueError(f"sites must lie in [0, {pile.n_sites - 1}]")
     if kernel == "numba":
         return _drive_numba_wrapper(pile, sites)
-    if kernel == "numpy":
-        return drive_numpy(pile, sites)
-    raise ValueError(f"unknown kernel {kernel!r}; allowed: numba, numpy")
+    return drive_numpy(pile, sites)
 
 
 def _drive_numba_wrapper(pile: Sandpile, sites: np.ndarray) -> dict:

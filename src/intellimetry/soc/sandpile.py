@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from intellimetry.checks import check_float
+
 
 @dataclass
 class Sandpile:
@@ -64,8 +66,7 @@ def graph(g, dissipative_fraction: float, rng: np.random.Generator, name: str = 
     of the nodes (at least one), which lose one grain to the sink at every toppling."""
     import networkx as nx
 
-    if not 0 < dissipative_fraction <= 1:
-        raise ValueError(f"dissipative_fraction must lie in (0, 1], got {dissipative_fraction}")
+    check_float("dissipative_fraction", dissipative_fraction, 0, 1, low_open=True)
     adjacency = nx.to_scipy_sparse_array(g, format="csr", dtype=np.int64)
     n = adjacency.shape[0]
     degree = np.diff(adjacency.indptr)

@@ -7,6 +7,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from intellimetry.checks import check_choice, check_float, check_int
+
 
 @dataclass(frozen=True)
 class Interval:
@@ -24,10 +26,8 @@ class Interval:
 def bootstrap_interval(samples, statistic: Callable[[np.ndarray], float], resamples: int,
                        rng: np.random.Generator, level: float = 0.95, progress: bool = False) -> Interval:
     """Resample with replacement `resamples` times; the interval holds the central `level` share."""
-    if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1), got {level}")
-    if resamples < 2:
-        raise ValueError(f"resamples must be at least 2, got {resamples}")
+    check_float("level", level, 0, 1, low_open=True, high_open=True)
+    check_int("resamples", resamples, 2)
     samples = np.asarray(samples)
     estimate = float(statistic(samples))
     indices = (rng.integers(0, samples.size, samples.size) for _ in range(resamples))
@@ -48,10 +48,8 @@ def mean_interval(values, level: float = 0.95, method: str = "t") -> Interval:
     (sd with ddof = 1), "percentile" the central `level` share of the values themselves."""
     from scipy import stats
 
-    if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1), got {level}")
-    if method not in MEAN_INTERVALS:
-        raise ValueError(f"unknown interval method {method!r}; allowed: {', '.join(MEAN_INTERVALS)}")
+    check_float("level", level, 0, 1, low_open=True, high_open=True)
+    check_choice("interval method", method, MEAN_INTERVALS)
     values = np.asarray(values, dtype=float)
     if values.size < 2:
         raise ValueError("an interval needs at least two values")
