@@ -17,8 +17,8 @@ import tempfile
 import time
 
 from intellimetry.aiq.domains import load_domain
-from intellimetry.aiq.study import PoolSpec
 from intellimetry.aiq.pools import run_pool
+from intellimetry.aiq.study import PoolSpec
 
 GOAL_POOL_SECONDS = 10.0
 GOAL_SPEEDUP = 1.3

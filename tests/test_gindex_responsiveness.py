@@ -70,7 +70,8 @@ def test_more_samples_lower_the_index_and_uneven_splits_raise_it():
     assert (result["min"] >= result["even"] * (1 - 1e-12)).all()
     values = curve_values(result, "decreasing")
     assert values["all_monotone_even"]
-    assert values["lines"]["theta100"]["ratio_last_first"] == pytest.approx(np.sqrt(1 / (1 + np.log2(640)) / (1 / (1 + np.log2(20)))))
+    expected = np.sqrt(1 / (1 + np.log2(640)) / (1 / (1 + np.log2(20))))
+    assert values["lines"]["theta100"]["ratio_last_first"] == pytest.approx(expected)
 
 
 def test_more_compute_lowers_the_index_as_one_over_sqrt_of_rho_plus_e():

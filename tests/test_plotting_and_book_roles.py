@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from intellimetry import atomic
+from intellimetry.book.roles import LookupFailed, dig, format_value, split_reference
 from intellimetry.plotting import save_figure
 from intellimetry.provenance import RUN_CONTEXT_ENV
-from intellimetry.book.roles import LookupFailed, dig, format_value, split_reference
 
 
 def small_figure():

@@ -2,8 +2,13 @@
 import numpy as np
 import pytest
 
-from intellimetry.stats import (bootstrap_interval, fit_discrete_power_law, fit_log_binned, fit_raw_histogram,
-                               sample_discrete_power_law)
+from intellimetry.stats import (
+    bootstrap_interval,
+    fit_discrete_power_law,
+    fit_log_binned,
+    fit_raw_histogram,
+    sample_discrete_power_law,
+)
 
 
 @pytest.mark.parametrize("alpha", [1.5, 2.5, 3.5])

@@ -6,8 +6,14 @@ import numpy as np
 import pytest
 import torch
 
-from intellimetry.survival.digits import (MODEL_KINDS, build_model, cross_validated_scores, load_digits_dataset,
-                                          load_idx_dataset, train_and_score)
+from intellimetry.survival.digits import (
+    MODEL_KINDS,
+    build_model,
+    cross_validated_scores,
+    load_digits_dataset,
+    load_idx_dataset,
+    train_and_score,
+)
 
 PIXELS = (np.arange(3 * 4 * 5) * 17 % 256).astype(np.uint8).reshape(3, 4, 5)  # known bytes incl. 0 and 255
 LABELS = np.array([7, 0, 9], dtype=np.uint8)

@@ -6,8 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from intellimetry.survival import (classify_level, draw_level_regions, draw_level_scale, frequency_table,
-                                   plot_decay)
+from intellimetry.survival import classify_level, draw_level_regions, draw_level_scale, frequency_table, plot_decay
 
 
 @pytest.mark.parametrize("alpha, level", [

@@ -126,7 +126,8 @@ def trace(c: Context) -> None:
             require(key not in seen, f"the model returned to an earlier state after {step + 1} inputs")
             seen.add(key)
         else:
-            require(all(a != earlier for earlier in seen), f"the model returned to an earlier state after {step + 1} inputs")
+            require(all(a != earlier for earlier in seen),
+                    f"the model returned to an earlier state after {step + 1} inputs")
             seen.append(a.copy())
 
 
@@ -201,7 +202,8 @@ def denoising(c: Context) -> None:
         score += match(a.prediction, sequence[0])
         zeros += match(0, sequence[0])
         ones += match(ALL_ONES, sequence[0])
-    require(score > zeros and score > ones, f"denoised score {score} does not beat all-zeros {zeros} and all-ones {ones}")
+    require(score > zeros and score > ones,
+            f"denoised score {score} does not beat all-zeros {zeros} and all-ones {ones}")
 
 
 def _sequence_with_room_for_noise(rng, n: int) -> list[int]:

@@ -51,7 +51,8 @@ class Subject:
     def feed(self, x: int) -> int:
         prediction = int(self.model(x))
         if not 0 <= prediction <= ALL_ONES:
-            raise ValueError(f"{type(self.model).__name__} predicted {prediction}; predictions must lie in 0..{ALL_ONES}")
+            raise ValueError(f"{type(self.model).__name__} predicted {prediction}; "
+                             f"predictions must lie in 0..{ALL_ONES}")
         self.prediction = prediction
         return prediction
 

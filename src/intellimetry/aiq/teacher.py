@@ -193,10 +193,12 @@ def train_teacher(force_mag: float = 10.0, gravity: float = 9.8, seed: int = 0, 
         candidates = mean + std * rng.standard_normal((population, mean.size))
         w1, b1, w2, b2 = _unpack(candidates, hidden)
 
-        def policy(states):  # candidate p drives copies p*episodes .. (p+1)*episodes - 1
+        # candidate p drives copies p*episodes .. (p+1)*episodes - 1; the policy is used within this
+        # iteration only, so it reading this iteration's weights is intended (hence the noqa: B023)
+        def policy(states):
             o = states.reshape(population, episodes, 4)
-            hid = np.tanh(np.einsum("pei,pih->peh", o, w1) + b1[:, None])
-            logits = np.einsum("peh,pha->pea", hid, w2) + b2[:, None]
+            hid = np.tanh(np.einsum("pei,pih->peh", o, w1) + b1[:, None])  # noqa: B023
+            logits = np.einsum("peh,pha->pea", hid, w2) + b2[:, None]  # noqa: B023
             return (logits[..., 1] > logits[..., 0]).reshape(-1).astype(np.int64)
 
         initial = np.tile(rng.uniform(-RESET_BOUND, RESET_BOUND, (episodes, 4)), (population, 1))

@@ -1,5 +1,5 @@
 """g-index (Venkatasubramanian et al. 2021): flow programs, divergence Δ and the g-index formula."""
-from .divergence import (
+from intellimetry.gindex.divergence import (
     IGNORED_KEYS,
     association_graph,
     divergence,
@@ -9,8 +9,8 @@ from .divergence import (
     performance,
     skill_level,
 )
-from .flows import FlowError, parse_flow
-from .gindex import (
+from intellimetry.gindex.flows import FlowError, parse_flow
+from intellimetry.gindex.gindex import (
     curriculum_weights,
     domain_distance_matrix,
     experience,

@@ -8,7 +8,7 @@ from functools import lru_cache
 import networkx as nx
 import numpy as np
 
-from .flows import FlowError, parse_flow
+from intellimetry.gindex.flows import FlowError, parse_flow
 
 # Keys never compared: identity, layout, wiring, and labels that carry no behaviour (spec).
 IGNORED_KEYS = frozenset({"id", "x", "y", "z", "wires", "type", "endpointUrl", "name", "group", "tab", "label"})

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .divergence import IGNORED_KEYS, _check_rule, _divergence_exact
+from intellimetry.gindex.divergence import IGNORED_KEYS, _check_rule, _divergence_exact
 
 EXPERIENCE_MODES = ("log2", "log2_1p", "raw")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .gindex import g_index
+from intellimetry.gindex.gindex import g_index
 
 
 def even_split(per_domain: int, n_domains: int) -> np.ndarray:

@@ -11,5 +11,6 @@ from intellimetry.stats.powerlaw_fit import (
     sample_discrete_power_law,
 )
 
-__all__ = ["Interval", "LineFit", "mean_interval", "PowerLawFit", "bootstrap_interval", "fit_discrete_power_law",
-           "fit_log_binned", "fit_raw_histogram", "fit_with_interval", "log_binned_frequency", "sample_discrete_power_law"]
+__all__ = ["Interval", "LineFit", "mean_interval", "PowerLawFit", "bootstrap_interval",
+           "fit_discrete_power_law", "fit_log_binned", "fit_raw_histogram", "fit_with_interval",
+           "log_binned_frequency", "sample_discrete_power_law"]

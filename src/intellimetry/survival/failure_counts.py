@@ -104,5 +104,6 @@ def _as_numpy(array) -> np.ndarray:
     if hasattr(array, "detach"):
         tensor = array.detach().cpu()
         # numpy has no bfloat16; widening to float32 keeps every comparison exact
-        return tensor.float().numpy() if tensor.dtype.is_floating_point and tensor.element_size() < 4 else tensor.numpy()
+        narrow_float = tensor.dtype.is_floating_point and tensor.element_size() < 4
+        return tensor.float().numpy() if narrow_float else tensor.numpy()
     return np.asarray(array)

@@ -26,7 +26,8 @@ class ScalingFit:
     def size_for_alpha(self, alpha: float) -> float:
         """The parameter count at which the fitted line reaches `alpha`."""
         if self.slope <= 0:
-            raise ValueError(f"the decay rate does not grow with size (slope {self.slope:.4g}): no size reaches {alpha}")
+            raise ValueError(f"the decay rate does not grow with size (slope {self.slope:.4g}): "
+                             f"no size reaches {alpha}")
         return float(10 ** ((np.log10(alpha) - self.intercept) / self.slope))
 
     def as_dict(self) -> dict:
