@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 from contextlib import contextmanager
@@ -83,16 +85,23 @@ def heartbeat(label: str, interval_s: float | None, out=None) -> Iterator[None]:
         thread.join()
 
 
-def kernel_options(log_path: Path) -> dict:
+@contextmanager
+def kernel_options(log_path: Path) -> Iterator[dict]:
     """papermill arguments for a kernel that talks over IPC sockets and writes its own output to a file.
 
     Over TCP the kernel warns that it is unencrypted, and when the runner is stopped (Ctrl-C) the
     kernel's shutdown chatter lands in the user's terminal; neither tells a reader anything. The
-    kernel's output goes to `log_path` instead, which the runner quotes when a kernel dies.
+    kernel's output goes to `log_path` instead, which the runner quotes when a kernel dies. Each
+    kernel gets its own socket folder (short: a socket path may not exceed ~100 characters), so
+    kernels run side by side never share a socket.
     """
-    return {"kernel_manager_class": _FileLoggingKernelManager,
-            "config": Config({"KernelManager": {"transport": "ipc"},
-                              "_FileLoggingKernelManager": {"output_path": str(log_path)}})}
+    sockets = tempfile.mkdtemp(prefix="intellimetry-kernel-")
+    try:
+        yield {"kernel_manager_class": _FileLoggingKernelManager,
+               "config": Config({"KernelManager": {"transport": "ipc", "ip": os.path.join(sockets, "k")},
+                                 "_FileLoggingKernelManager": {"output_path": str(log_path)}})}
+    finally:
+        shutil.rmtree(sockets, ignore_errors=True)
 
 
 class _FileLoggingKernelManager(AsyncKernelManager):

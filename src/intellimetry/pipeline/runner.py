@@ -192,12 +192,12 @@ def execute(project: Project, task: Task, commit: str, progress_bar: bool = Fals
         source = stage / "source.ipynb"
         _to_ipynb(figure.notebook, source)
         try:
-            with environment(**{RUN_CONTEXT_ENV: json.dumps(context)}), \
+            with environment(**{RUN_CONTEXT_ENV: json.dumps(context)}), kernel_options(kernel_log) as kernel, \
                     heartbeat(figure.id, None if progress_bar else HEARTBEAT_S):
                 papermill.execute_notebook(
                     str(source), str(executed), parameters=task.params, kernel_name=KERNEL,
                     cwd=str(project.root), execution_timeout=figure.timeout,
-                    progress_bar=progress_bar, log_output=False, **kernel_options(kernel_log))
+                    progress_bar=progress_bar, log_output=False, **kernel)
         except Exception as error:  # papermill, nbclient timeouts, dead kernels
             failed = _keep_failed(executed, project.failed_notebook(task.profile, figure))
             where = f"\n  executed notebook: {failed}" if failed else ""
