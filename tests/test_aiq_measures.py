@@ -10,13 +10,15 @@ from scipy.spatial.distance import pdist, squareform
 from scipy.stats import ortho_group
 
 from intellimetry.aiq.measures import (
-    complete_distances,
     aiq,
     aiq_relative,
+    complete_distances,
     diagonal,
     dissimilarity,
+    hull_faces,
     hull_volume,
     image_entropy,
+    is_flat,
     mccp,
     mccp_curve,
     mccp_interval,
@@ -307,6 +309,22 @@ def test_flat_hull_is_zero_without_exception():
     assert hull_volume(plane) == 0.0
     assert hull_volume([[1.0, 2.0, 3.0]]) == 0.0  # a single point
     assert aiq(plane, np.ones(4), top_k=None) == 0.0
+
+
+def test_hull_faces_of_the_simplex_and_of_a_flat_hull():
+    vertices, faces = hull_faces(SIMPLEX)
+    np.testing.assert_array_equal(vertices, np.vstack([np.zeros(3), SIMPLEX]))  # the origin comes first
+    assert faces.shape == (4, 3)  # a tetrahedron: four triangles over the four vertices
+    assert sorted(map(sorted, faces.tolist())) == [[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]]
+    plane = np.array([[1, 0, 1], [0, 1, 1], [1, 1, 2], [2, -1, 1.0]])  # z = x + y through the origin
+    assert is_flat(plane) and is_flat([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0]]) and is_flat(np.zeros((0, 3)))
+    assert not is_flat(SIMPLEX)
+    vertices, faces = hull_faces(plane)
+    assert vertices.shape == (5, 3) and faces.shape == (0, 3) and faces.dtype.kind == "i"
+    with pytest.raises(ValueError, match="two coordinates"):
+        hull_faces([[1.0], [2.0]])
+    with pytest.raises(ValueError, match="finite"):
+        hull_faces([[np.nan, 0.0, 1.0]])
 
 
 def test_aiq_scaling_and_validation():

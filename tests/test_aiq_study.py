@@ -1,11 +1,15 @@
-"""Known answers for the AIQ study functions (pools -> MCCP, mixtures -> DS, the space)."""
+"""Known answers for the AIQ study functions (pools -> MCCP, mixtures -> DS, the space, the figures' summaries)."""
 from __future__ import annotations
+
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from intellimetry.aiq import study
 from intellimetry.aiq.domains import Domain
+from intellimetry.aiq.measures import Embedding
+from intellimetry.stats import Interval
 
 
 @pytest.fixture(autouse=True)
@@ -130,3 +134,164 @@ def test_paper_scale_domains_are_read_from_a_data_directory(tmp_path):
     assert study.stand_in_label("mnist") == "MNIST"
     with pytest.raises(ValueError, match="data_dir"):
         study.suite_domain("cifar10")
+
+
+# --------------------------------------------------------------------------- the suite notebooks' settings
+
+def test_suite_specs_give_the_pool_and_the_two_layer_mixture_of_one_budget():
+    pool, mix = study.suite_specs(pool_agents=24, mix_agents=2, mix_width=32, epochs=40, batch_size=0,
+                                  learning_rate=0.03, p_step=0.1, seed=3, workers=2)
+    assert pool == study.PoolSpec(agents=24, epochs=40, batch_size=0, learning_rate=0.03, seed=3, workers=2)
+    assert mix == study.MixSpec(agents=2, depth=2, width=32, epochs=40, batch_size=0, learning_rate=0.03,
+                                p_step=0.1, seed=3, workers=2)
+    assert pool.depth == (1, 3) and pool.width == (1, 32)  # PoolSpec's architecture ranges are kept
+    with pytest.raises(TypeError):
+        study.suite_specs(24, 2, 32, 40, 0, 0.03, 0.1, 3, 2)  # keyword-only: no silent swaps
+
+
+# --------------------------------------------------------------------------- what the figures quote
+
+def _complexities(*intervals):
+    """Stand-ins for Complexity results: (estimate, low, high) per domain."""
+    return [SimpleNamespace(interval=Interval(e, lo, hi, 0.95)) for e, lo, hi in intervals]
+
+
+def test_mccp_estimates_gaps_and_relative_intervals():
+    results = _complexities((100.0, 80.0, 120.0), (400.0, 300.0, 500.0))
+    np.testing.assert_array_equal(study.mccp_estimates(results), [100.0, 400.0])
+    np.testing.assert_array_equal(study.mccp_gaps([100.0, 400.0, 250.0]),
+                                  [[0, 300, 150], [300, 0, 150], [150, 150, 0]])
+    estimate, low, high = study.relative_intervals(results)
+    np.testing.assert_allclose(estimate, [0.25, 1.0])
+    np.testing.assert_allclose(low, [0.2, 0.75])
+    np.testing.assert_allclose(high, [0.3, 1.25])
+
+
+def test_entropy_prediction_ranks_and_counts_entropies_inside_the_interval():
+    results = _complexities((100.0, 80.0, 120.0), (400.0, 300.0, 500.0), (200.0, 150.0, 250.0))
+    # entropy ÷ max = (0.1, 1.0, 0.5): outside [0.2, 0.3], inside [0.75, 1.25], inside [0.375, 0.625]
+    summary = study.entropy_prediction(["a", "b", "c"], results, np.array([1.0, 10.0, 5.0]))
+    assert summary == {"ranking_by_mccp": ["a", "c", "b"], "most_complex": "b", "least_complex": "a",
+                       "spearman_mccp_entropy": pytest.approx(1.0), "entropy_inside_interval": 2}
+
+
+def test_noise_summary_fits_the_quadratic_and_splits_the_entropy_gain():
+    levels = [0.0, 0.5, 1.0, 1.5]
+    results = _complexities(*[(1 + 2 * x + 3 * x * x, 0.0, 100.0) for x in levels])  # MCCP = 1 + 2x + 3x²
+    summary = study.noise_summary(levels, results, [10.0, 14.0, 15.0, 16.0])
+    np.testing.assert_allclose(summary["quadratic"], [3.0, 2.0, 1.0], atol=1e-9)  # highest power first
+    assert summary["entropy_gain_first_half"] == 5.0 and summary["entropy_gain_second_half"] == 1.0
+    assert summary["spearman_noise_mccp"] == pytest.approx(1.0)
+    assert summary["spearman_noise_entropy"] == pytest.approx(1.0)
+    assert (summary["mccp_clean"], summary["mccp_noisiest"]) == (1.0, 1 + 3 + 3 * 2.25)
+    two = study.noise_summary([0.0, 1.0], results[:2], [1.0, 2.0])
+    assert all(np.isnan(two["quadratic"]))
+
+
+def test_duplication_summary_spread_overlap_and_ratios():
+    overlapping = _complexities((100.0, 90.0, 130.0), (120.0, 110.0, 140.0), (110.0, 100.0, 120.0))
+    summary = study.duplication_summary([1, 2, 4], overlapping, [10.0, 20.0, 40.0])
+    assert summary == {"mccp_relative_spread": pytest.approx(20 / 110), "intervals_overlap": True,
+                       "overlap_text": "overlap", "entropy_ratio_last_first": 4.0, "copies_ratio_last_first": 4.0}
+    apart = study.duplication_summary([1, 2], _complexities((100.0, 90.0, 105.0), (120.0, 110.0, 130.0)), [1.0, 2.0])
+    assert apart["intervals_overlap"] is False and apart["overlap_text"] == "do not all overlap"
+
+
+def test_linear_fit_and_stepwise_correlations():
+    slope, intercept, r = study.linear_fit([1, 2, 3], [3.0, 5.0, 7.0])
+    assert (slope, intercept, r) == (pytest.approx(2.0), pytest.approx(1.0), pytest.approx(1.0))
+    assert np.isnan(study.linear_fit([1, 2], [3.0, 5.0])[2])  # R needs three points
+    # MCCP 1, 2, 4, 7: changes 1, 2, 3 equal the stepwise DS exactly; levels 2, 4, 7 nearly so
+    level, change = study.stepwise_correlations([1.0, 2.0, 4.0, 7.0], np.array([1.0, 2.0, 3.0]))
+    assert change == pytest.approx(1.0)
+    assert level == pytest.approx(np.corrcoef([2, 4, 7], [1, 2, 3])[0, 1])
+    assert all(np.isnan(study.stepwise_correlations([1.0, 2.0, 4.0], np.array([1.0, 2.0]))))
+
+
+@pytest.mark.filterwarnings("ignore:An input array is constant")  # two settings: one distance, R undefined
+def test_setting_dissimilarity_summary_of_a_matrix_that_follows_the_settings():
+    settings = [0.0, 40.0, 80.0]
+    matrix = np.abs(np.subtract.outer(settings, settings)) / 400 + np.diag([0.01, 0.02, 0.03])
+    summary = study.setting_dissimilarity_summary(settings, matrix)
+    assert summary["r"] == pytest.approx(1.0) and summary["symmetry_r"] == pytest.approx(1.0)
+    assert summary["asymmetry_mean"] == 0.0 and summary["diagonal_mean"] == pytest.approx(0.02)
+    assert summary["off_diagonal_mean"] == pytest.approx((0.1 + 0.2 + 0.1) * 2 / 6)
+    assert np.isnan(study.setting_dissimilarity_summary([0.0, 1.0], np.array([[0, 1], [2, 0.0]]))["symmetry_r"])
+
+
+def test_dissimilarity_structure_and_matrix_cosine():
+    assert study.matrix_cosine(np.eye(2), 3 * np.eye(2)) == pytest.approx(1.0)
+    assert study.matrix_cosine(np.eye(2), np.ones((2, 2)) - np.eye(2)) == 0.0
+    ds = np.array([[0.1, 0.2, 0.4], [0.4, 0.1, 0.6], [0.6, 0.8, 0.1]])
+    gaps = study.mccp_gaps([1.0, 2.0, 3.0])
+    structure = study.dissimilarity_structure(ds, gaps)
+    assert structure["diagonal_mean"] == pytest.approx(0.1)
+    assert structure["off_diagonal_mean"] == pytest.approx(3.0 / 6)
+    assert structure["asymmetry_mean"] == pytest.approx((0.2 + 0.2 + 0.2) * 2 / 6 / 2)
+    assert structure["dot_product_similarity"] == pytest.approx(study.matrix_cosine(ds, gaps))
+    assert structure["pearson_ds_vs_mccp_gap"] == pytest.approx(
+        np.corrcoef([0.2, 0.4, 0.4, 0.6, 0.6, 0.8], [1, 2, 1, 1, 2, 1])[0, 1])
+
+
+def test_space_dimensions_count_the_positive_and_the_large_eigenvalues():
+    embedding = Embedding(np.zeros((3, 2)), np.array([6.0, 1.0, 0.5, -2.5]), 0.25, 0.01)
+    dims = study.space_dimensions(embedding)
+    # shares of |λ| sum 10: 0.6, 0.1 (not over 10 %), 0.05
+    assert dims == {"eigenvalues": [6.0, 1.0, 0.5, -2.5], "dimensions": 3, "dimensions_over_10_percent": 1,
+                    "non_euclidean_share": 0.25, "stress": 0.01}
+
+
+def test_suite_summary_of_a_known_space():
+    names, mccps = ["a", "b", "c"], [100.0, 400.0, 800.0]
+    ds = np.array([[0.0, 0.2, 0.3], [0.22, 0.0, 0.25], [0.28, 0.26, 0.0]])
+    space = study.intelligence_space(names, mccps, ds)
+    results = _complexities(*[(m, m - 10, m + 10) for m in mccps])
+    for r in results:
+        r.summary = lambda r=r: {"mccp": r.interval.estimate}
+    suite = study.Suite(names, [], results, ds, space)
+    summary = study.suite_summary(suite, "max", None, 0.9)
+    assert summary["mccp"] == {"a": {"mccp": 100.0}, "b": {"mccp": 400.0}, "c": {"mccp": 800.0}}
+    assert summary["simplest"] == "a" and summary["simplest_complexity_normalised"] == pytest.approx(0.125)
+    assert summary["complexity_normalised"] == pytest.approx([0.125, 0.5, 1.0])
+    assert summary["dot_product_gap"] == pytest.approx(summary["dot_product_similarity"] - 0.9)
+    assert summary["other_scale"] == "log"
+    log_space = study.intelligence_space(names, mccps, ds, "log")
+    assert summary["other_scale_stress"] == log_space.embedding.stress
+    assert summary["points"]["c"] == pytest.approx(space.points[2].tolist())
+    assert summary["dissimilarity"] == ds.tolist() and summary["diagonal_mean"] == 0.0
+
+
+def test_space_volume_and_the_share_of_it():
+    space = study.intelligence_space(["a", "b", "c"], [100.0, 400.0, 800.0],
+                                     np.array([[0.0, 0.2, 0.3], [0.22, 0.0, 0.25], [0.28, 0.26, 0.0]]))
+    assert space.volume(2) == space.aiq(np.ones(3), 2) > 0
+    assert study.volume_share(1.0, 4.0) == 0.25 and study.volume_share(1.0, 0.0) == 0.0
+
+
+def test_handicap_aiq_and_summary_by_hand():
+    # a stand-in space whose AIQ is the product of the accuracies (top_k ignored)
+    space = SimpleNamespace(aiq=lambda accuracy, top_k: float(np.prod(accuracy)))
+    accuracy = np.array([[[0.5, 0.5], [1.0, 0.5]],      # depth 1, widths 2 and 4
+                         [[0.8, 1.0], [1.0, 1.0]]])     # depth 2
+    score = study.handicap_aiq(space, accuracy, 3)
+    np.testing.assert_allclose(score, [[0.25, 0.5], [0.8, 1.0]])
+    summary = study.handicap_summary(["x", "y"], [1, 2], [2, 4], accuracy, score, full_volume=2.0)
+    assert summary["best_network"] == {"depth": 2, "width": 4}
+    assert summary["best_aiq"] == 1.0 and summary["best_aiq_share"] == 0.5 and summary["suite_volume"] == 2.0
+    assert summary["mean_performance"] == {"1": [0.5, 0.75], "2": [0.9, 1.0]}
+    assert summary["aiq"] == {"1": [0.25, 0.5], "2": [0.8, 1.0]}
+    assert summary["accuracy"]["1"] == {"x": [0.5, 1.0], "y": [0.5, 0.5]}
+    assert summary["average_over_widths"]["1"] == {"mean_performance": 0.625, "aiq_share": pytest.approx(0.1875)}
+    assert summary["depth_order_by_mean_performance"] == summary["depth_order_by_aiq"] == "2 > 1"
+    assert summary["spearman_aiq_vs_mean"] == pytest.approx(1.0)
+    assert study.depth_order([1, 2, 3], np.array([0.2, 0.5, 0.1])) == "2 > 1 > 3"
+    assert study.handicap_summary(["x", "y"], [1, 2], [2, 4], accuracy, score, 0.0)["best_aiq_share"] == 0.0
+
+
+def test_share_below_diagonal_and_first_classes():
+    mixing = study.Mixing("a", "b", np.array([0.0, 0.5, 1.0]), np.array([0.8, 0.5, 0.6]), np.zeros((3, 1)), "shared")
+    assert mixing.share_below_diagonal == pytest.approx(1 / 3)  # only p = 0.5 lies below the line (0.7)
+    blobs = _separable()
+    assert study.first_classes(blobs, 2) is blobs
+    one = study.first_classes(blobs, 1)
+    assert set(one.y_train) == {0} and one.n_classes == 1

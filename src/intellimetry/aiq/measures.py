@@ -373,26 +373,60 @@ def scaled_points(coordinates, complexities) -> np.ndarray:
 
 # --------------------------------------------------------------------------- AIQ
 
-def hull_volume(points) -> float:
-    """Volume of the convex hull of the origin and ``points`` (m, d).
-
-    A flat hull (rank of the points < d, or Qhull reporting degeneracy) has volume 0; Qhull's
-    'QJ' joggle is never used. For d = 1 the "volume" is the length of the covered interval.
-    """
+def _finite_points(points) -> np.ndarray:
     x = np.asarray(points, dtype=float)
     if x.ndim != 2 or not np.isfinite(x).all():
         raise ValueError("points must be a finite (m, d) array")
+    return x
+
+
+def is_flat(points) -> bool:
+    """Whether the hull of the origin and ``points`` (m, d) is flat: the points span fewer than d
+    directions from the origin (too few points, all on one plane through it, ...), so it has no
+    volume and no d-dimensional faces."""
+    x = _finite_points(points)
     m, dim = x.shape
-    if m == 0 or dim == 0:
-        return 0.0
-    if dim == 1:
-        return float(max(x.max(), 0.0) - min(x.min(), 0.0))
-    if np.linalg.matrix_rank(x) < dim:
-        return 0.0
+    return m == 0 or dim == 0 or np.linalg.matrix_rank(x) < dim
+
+
+def _origin_hull(x: np.ndarray) -> ConvexHull | None:
+    """Qhull's hull of the origin and ``x``, or None when it is flat. Flatness is decided by the
+    geometry (is_flat) first; Qhull's own degeneracy error remains for points that are independent
+    to numpy's rank tolerance but not to Qhull's precision. Qhull's 'QJ' joggle is never used."""
+    if is_flat(x):
+        return None
     try:
-        return float(ConvexHull(np.vstack([np.zeros(dim), x])).volume)
+        return ConvexHull(np.vstack([np.zeros(x.shape[1]), x]))
     except QhullError:
-        return 0.0
+        return None
+
+
+def hull_volume(points) -> float:
+    """Volume of the convex hull of the origin and ``points`` (m, d).
+
+    A flat hull (rank of the points < d, or Qhull reporting degeneracy) has volume 0.
+    For d = 1 the "volume" is the length of the covered interval.
+    """
+    x = _finite_points(points)
+    if x.shape[0] and x.shape[1] == 1:
+        return float(max(x.max(), 0.0) - min(x.min(), 0.0))
+    hull = _origin_hull(x)
+    return 0.0 if hull is None else float(hull.volume)
+
+
+def hull_faces(points) -> tuple[np.ndarray, np.ndarray]:
+    """The hull of the origin and ``points`` (m, d) for drawing: (vertices, simplices), where vertices
+    are the origin followed by the points ((m + 1, d)) and simplices index them ((faces, d) ints).
+
+    A flat hull has no d-dimensional faces: its simplices are an empty (0, d) array, never an error."""
+    x = _finite_points(points)
+    if x.shape[1] < 2:
+        raise ValueError("hull faces need points with at least two coordinates")
+    vertices = np.vstack([np.zeros(x.shape[1]), x])
+    hull = _origin_hull(x)
+    if hull is None:
+        return vertices, np.empty((0, x.shape[1]), dtype=int)
+    return vertices, hull.simplices
 
 
 def _scaled(points, performances, top_k) -> np.ndarray:

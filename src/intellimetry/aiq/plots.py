@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..plotting import COLORS
-from .measures import diagonal
+from intellimetry.aiq.measures import diagonal, hull_faces
+from intellimetry.plotting import COLORS
 
 SOURCE_COLORS = {"observed": COLORS["ours"], "nearest": COLORS["limited"], "neighbour": COLORS["capable"],
                  "fit": COLORS["autonomous"], "interpolated": COLORS["accent"]}
@@ -90,3 +90,23 @@ def draw_heatmap(ax, matrix, row_names, col_names=None, label: str = "", fmt: st
                     color="white" if value < 0.6 * top else "black")
     ax.figure.colorbar(image, ax=ax, shrink=0.8, label=label)
     return image
+
+
+def space_3d(points) -> np.ndarray:
+    """The first three coordinates of points in the intelligence space, zero-padded when the space
+    has fewer dimensions: a 3-D axis needs three."""
+    x = np.asarray(points, dtype=float)[:, :3]
+    return np.hstack([x, np.zeros((len(x), 3 - x.shape[1]))])
+
+
+def draw_hull(ax, points, color) -> bool:
+    """The convex hull of the origin and ``points`` (m, 3) as translucent faces on a 3-D axis.
+
+    A flat hull (fewer than three independent directions) has no faces: nothing is drawn and
+    False is returned, so the panel still shows the points."""
+    vertices, faces = hull_faces(points)
+    if not len(faces):
+        return False
+    ax.plot_trisurf(vertices[:, 0], vertices[:, 1], vertices[:, 2], triangles=faces, color=color, alpha=0.25,
+                    edgecolor=color, linewidth=0.3)
+    return True

@@ -12,16 +12,37 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+from scipy.stats import pearsonr, spearmanr
 
-from ..checks import check_int
-from ..paths import CACHE_DIR
-from ..stats import Interval
-from . import domains as dom
-from .measures import (Embedding, MCCPCurve, aiq, complete_distances, dissimilarity, mccp_curve, mccp_interval,
-                       multilaterate, normalise_across, scaled_points)
-from .pools import (AgentResult, Architecture, Budget, ControlTask, handicap_series, random_architectures, run_pool,
-                    stable_seed)
-from .teacher import TEACHER_DEFAULTS, Teacher, train_teacher
+from intellimetry.aiq import domains as dom
+from intellimetry.aiq.measures import (
+    Embedding,
+    MCCPCurve,
+    aiq,
+    complete_distances,
+    diagonal,
+    dissimilarity,
+    image_entropy,
+    mccp_curve,
+    mccp_interval,
+    multilaterate,
+    normalise_across,
+    scaled_points,
+)
+from intellimetry.aiq.pools import (
+    AgentResult,
+    Architecture,
+    Budget,
+    ControlTask,
+    handicap_series,
+    random_architectures,
+    run_pool,
+    stable_seed,
+)
+from intellimetry.aiq.teacher import TEACHER_DEFAULTS, Teacher, train_teacher
+from intellimetry.checks import check_int
+from intellimetry.paths import CACHE_DIR
+from intellimetry.stats import Interval
 
 POOL_CACHE = CACHE_DIR / "aiq-pools"
 MIXTURE_LABELS = ("auto", *dom.MIXTURE_LABELS)
@@ -103,8 +124,6 @@ def domain_entropy(domain: dom.Domain) -> float:
     """The paper's image entropy (radius-1 neighbourhood, + log2 classes, summed over all samples)
     on the train and test inputs; a vector domain counts each sample as a one-row image of its
     features quantised to 256 levels."""
-    from .measures import image_entropy
-
     x = np.concatenate([domain.x_train, domain.x_test])
     return image_entropy(_quantised(x), domain.n_classes)
 
@@ -246,6 +265,12 @@ class Mixing:
     def v_second(self) -> float:
         return float(self.performance[0])
 
+    @property
+    def share_below_diagonal(self) -> float:
+        """Share of the p grid where the mixture is learnt worse than the straight line between the two
+        single-domain performances (the paper's sign of two domains interfering)."""
+        return float((self.performance < diagonal(self.p, self.v_first, self.v_second)).mean())
+
 
 def mixing_curve(d1, d2, spec: MixSpec, labels: str = "auto", progress: bool = False) -> Mixing:
     """Train the same policy system afresh on the mixture O(p) at every p of the grid.
@@ -320,6 +345,10 @@ class Space:
     def aiq(self, performances, top_k: int | None = 3) -> float:
         return aiq(self.points, performances, top_k)
 
+    def volume(self, top_k: int | None = 3) -> float:
+        """The suite's full volume: the AIQ of an agent with every test solved (the share's denominator)."""
+        return self.aiq(np.ones(len(self.names)), top_k)
+
 
 COMPLEXITY_SCALES = ("max", "log")
 
@@ -368,6 +397,19 @@ def handicap_accuracies(domains: list, depths, widths, budget: Budget, seed: int
     return out
 
 
+def suite_specs(*, pool_agents: int, mix_agents: int, mix_width: int, epochs: int, batch_size: int,
+                learning_rate: float, p_step: float, seed: int, workers: int) -> tuple[PoolSpec, MixSpec]:
+    """The MCCP pools and the mixture networks of a suite measurement from the suite notebooks'
+    shared parameters: every network gets the same training budget and seed, the pools keep
+    PoolSpec's architecture ranges and the mixture networks have two hidden layers of ``mix_width``.
+    One function, so the notebooks that measure the suite measure the same one (and share the cache)."""
+    pool = PoolSpec(agents=pool_agents, epochs=epochs, batch_size=batch_size, learning_rate=learning_rate, seed=seed,
+                    workers=workers)
+    mix = MixSpec(agents=mix_agents, depth=2, width=mix_width, epochs=epochs, batch_size=batch_size,
+                  learning_rate=learning_rate, p_step=p_step, seed=seed, workers=workers)
+    return pool, mix
+
+
 @dataclass(frozen=True)
 class Suite:
     """The test suite measured: its domains, MCCP per domain, the dissimilarity matrix and the space."""
@@ -394,3 +436,199 @@ def measure_suite(names, pool: PoolSpec, mix: MixSpec, repeats: int = 3, rule: s
     space = intelligence_space(list(names), [c.interval.estimate for c in complexities], matrix, complexity_scale,
                                anchors)
     return Suite(list(names), domains, complexities, matrix, space)
+
+
+def first_classes(domain, k: int):
+    """The domain restricted to its first ``k`` classes; all of them is the domain itself (the
+    class-count sweeps end on the full domain, shared with the other figures' cache)."""
+    return dom.class_subset(domain, range(k)) if k < domain.n_classes else domain
+
+
+def stepwise_dissimilarity(domains: list, spec: MixSpec, progress: bool = True) -> np.ndarray:
+    """DS between each domain and the next (shared labels): how far one step of a sweep moves."""
+    from tqdm.auto import tqdm
+
+    pairs = list(zip(domains[:-1], domains[1:]))
+    return np.array([mixing_curve(a, b, spec, labels="shared").dissimilarity
+                     for a, b in tqdm(pairs, desc="stepwise DS", disable=not progress)])
+
+
+# --------------------------------------------------------------------------- what the figures quote
+
+def mccp_estimates(complexities) -> np.ndarray:
+    """The MCCP point estimate of each domain (or setting of a sweep), in order."""
+    return np.array([c.interval.estimate for c in complexities])
+
+
+def mccp_gaps(mccps) -> np.ndarray:
+    """|MCCP_i − MCCP_j| for every pair of domains: the complexity difference DS is set beside."""
+    mccps = np.asarray(mccps)
+    return np.abs(mccps[:, None] - mccps[None, :])
+
+
+def relative_intervals(complexities) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(estimate, low, high) of each MCCP divided by the largest estimate, so complexities of very
+    different size can share an axis with another normalised prediction."""
+    mccps = mccp_estimates(complexities)
+    scale = mccps.max()
+    low = np.array([c.interval.low for c in complexities]) / scale
+    high = np.array([c.interval.high for c in complexities]) / scale
+    return mccps / scale, low, high
+
+
+def volume_share(value: float, full: float) -> float:
+    """An AIQ as a share of the suite's full volume; 0 when the suite's hull is flat (no volume)."""
+    return float(value / full) if full else 0.0
+
+
+def linear_fit(x, y) -> tuple[float, float, float]:
+    """Least-squares line (slope, intercept) and Pearson R; R needs three points, else NaN."""
+    slope, intercept = np.polyfit(x, y, 1)
+    r = pearsonr(x, y)[0] if len(x) > 2 else float("nan")
+    return slope, intercept, r
+
+
+def entropy_prediction(names, complexities, entropy) -> dict:
+    """MCCP against the entropic prediction: the ranking by MCCP, the rank correlation, and how many
+    normalised entropies fall inside the normalised MCCP interval."""
+    mccps = mccp_estimates(complexities)
+    _, low, high = relative_intervals(complexities)
+    order = [names[i] for i in np.argsort(mccps)]
+    inside = [bool(lo <= e <= hi) for e, lo, hi in zip(normalise_across(entropy), low, high)]
+    return {"ranking_by_mccp": order, "most_complex": order[-1], "least_complex": order[0],
+            "spearman_mccp_entropy": float(spearmanr(mccps, entropy)[0]), "entropy_inside_interval": int(sum(inside))}
+
+
+def noise_summary(levels, complexities, entropy) -> dict:
+    """MCCP and entropy against the noise level: a quadratic fit of MCCP (the paper's curve), rank
+    correlations, and the entropy gained in the first and second half of the sweep."""
+    mccps = mccp_estimates(complexities)
+    quadratic = np.polyfit(levels, mccps, 2) if len(levels) > 2 else [float("nan")] * 3
+    middle = len(entropy) // 2
+    return {"quadratic": [float(c) for c in quadratic],
+            "spearman_noise_mccp": float(spearmanr(levels, mccps)[0]),
+            "spearman_noise_entropy": float(spearmanr(levels, entropy)[0]),
+            "entropy_gain_first_half": float(entropy[middle] - entropy[0]),
+            "entropy_gain_second_half": float(entropy[-1] - entropy[middle]),
+            "mccp_clean": float(mccps[0]), "mccp_noisiest": float(mccps[-1])}
+
+
+def duplication_summary(copies, complexities, entropy) -> dict:
+    """Copies of the data leave MCCP unchanged but multiply the entropy: MCCP's relative spread,
+    whether all intervals share a point, and the entropy ratio beside the copies ratio."""
+    mccps = mccp_estimates(complexities)
+    overlap = max(c.interval.low for c in complexities) <= min(c.interval.high for c in complexities)
+    return {"mccp_relative_spread": float((mccps.max() - mccps.min()) / mccps.mean()),
+            "intervals_overlap": bool(overlap), "overlap_text": "overlap" if overlap else "do not all overlap",
+            "entropy_ratio_last_first": float(entropy[-1] / entropy[0]),
+            "copies_ratio_last_first": float(copies[-1] / copies[0])}
+
+
+def stepwise_correlations(mccps, step_ds) -> tuple[float, float]:
+    """Pearson R of the stepwise DS with the complexity reached (level) and with the complexity's
+    change over the step; each needs three steps, else NaN."""
+    mccps = np.asarray(mccps)
+    if len(step_ds) <= 2:
+        return float("nan"), float("nan")
+    return pearsonr(mccps[1:], step_ds)[0], pearsonr(np.abs(np.diff(mccps)), step_ds)[0]
+
+
+def setting_dissimilarity_summary(settings, matrix) -> dict:
+    """DS between CartPole settings against the settings' difference (Pearson R off the diagonal),
+    the matrix's symmetry (R of the upper against the lower triangle, three settings or more) and
+    its diagonal, off-diagonal and asymmetry means."""
+    x = np.asarray(settings)
+    off = ~np.eye(len(x), dtype=bool)
+    difference = np.abs(x[:, None] - x[None, :])
+    iu = np.triu_indices(len(x), 1)
+    return {"r": float(pearsonr(difference[off], matrix[off])[0]),
+            "symmetry_r": float(pearsonr(matrix[iu], matrix.T[iu])[0]) if len(x) > 2 else float("nan"),
+            "asymmetry_mean": float(np.abs(matrix - matrix.T)[iu].mean()),
+            "diagonal_mean": float(np.diag(matrix).mean()), "off_diagonal_mean": float(matrix[off].mean())}
+
+
+def matrix_cosine(a, b) -> float:
+    """Dot-product similarity of two matrices, each first divided by its largest entry (the paper
+    compares DS with |ΔMCCP| this way)."""
+    a_unit, b_unit = a / a.max(), b / b.max()
+    return float((a_unit * b_unit).sum() / np.linalg.norm(a_unit) / np.linalg.norm(b_unit))
+
+
+def dissimilarity_structure(ds, gaps) -> dict:
+    """The suite's DS matrix: diagonal and off-diagonal means, mean asymmetry, and how it follows
+    the MCCP differences (dot-product similarity and Pearson R off the diagonal)."""
+    off = ~np.eye(len(ds), dtype=bool)
+    return {"diagonal_mean": float(np.diag(ds).mean()), "off_diagonal_mean": float(ds[off].mean()),
+            "asymmetry_mean": float(np.abs(ds - ds.T)[off].mean() / 2),
+            "dot_product_similarity": matrix_cosine(ds, gaps),
+            "pearson_ds_vs_mccp_gap": float(pearsonr(ds[off], gaps[off])[0])}
+
+
+def space_dimensions(embedding: Embedding) -> dict:
+    """How many dimensions the multilateration found: the eigenvalues, the positive ones, those
+    holding over 10 % of the absolute eigenvalue sum, the non-Euclidean share and the stress."""
+    lam = embedding.eigenvalues
+    positive = lam[lam > 0]
+    shares = positive / np.abs(lam).sum()
+    return {"eigenvalues": lam.tolist(), "dimensions": int(len(positive)),
+            "dimensions_over_10_percent": int((shares > 0.1).sum()),
+            "non_euclidean_share": embedding.non_euclidean_share, "stress": embedding.stress}
+
+
+def suite_summary(suite: Suite, complexity_scale: str, anchors: int | None, paper_dot_product: float) -> dict:
+    """What the book quotes about a measured suite: MCCP per domain, the DS matrix and its structure
+    beside the paper's dot product, the space's dimensions under this complexity scale and the other
+    one, each domain's point and the simplest domain."""
+    mccps = mccp_estimates(suite.complexities)
+    structure = dissimilarity_structure(suite.dissimilarity, mccp_gaps(mccps))
+    other_scale = "log" if complexity_scale == "max" else "max"
+    other = intelligence_space(suite.names, mccps, suite.dissimilarity, other_scale, anchors).embedding
+    space = suite.space
+    return {"mccp": {s: c.summary() for s, c in zip(suite.names, suite.complexities)},
+            "dissimilarity": suite.dissimilarity.tolist(), **structure,
+            "paper_dot_product": paper_dot_product,
+            "dot_product_gap": structure["dot_product_similarity"] - paper_dot_product,
+            **space_dimensions(space.embedding), "other_scale": other_scale,
+            "other_scale_non_euclidean_share": other.non_euclidean_share, "other_scale_stress": other.stress,
+            "points": {s: p.tolist() for s, p in zip(suite.names, space.points)},
+            "complexity_normalised": space.complexity.tolist(),
+            "simplest": suite.names[int(space.complexity.argmin())],
+            "simplest_complexity_normalised": float(space.complexity.min())}
+
+
+def handicap_aiq(space: Space, accuracy: np.ndarray, top_k: int | None = 3) -> np.ndarray:
+    """AIQ of every handicapped network: accuracy (depths, widths, domains) -> array (depths, widths)."""
+    return np.array([[space.aiq(accuracy[i, j], top_k) for j in range(accuracy.shape[1])]
+                     for i in range(accuracy.shape[0])])
+
+
+def depth_order(depths, per_depth) -> str:
+    """The depths from the highest value to the lowest, e.g. "2 > 1 > 3"."""
+    return " > ".join(str(depths[i]) for i in np.argsort(-per_depth))
+
+
+def _per_depth(depths, rows) -> dict:
+    return {str(d): rows[i].tolist() for i, d in enumerate(depths)}
+
+
+def handicap_summary(names, depths, widths, accuracy: np.ndarray, score: np.ndarray, full_volume: float) -> dict:
+    """AIQ against mean performance for the handicapped networks: their rank correlation, the best
+    network and its share of the suite's volume, both per network and averaged over widths, the
+    depth orders by each, and how each follows the width (rank correlations)."""
+    mean_performance = accuracy.mean(axis=2)
+    best = np.unravel_index(score.argmax(), score.shape)
+    return {"spearman_aiq_vs_mean": float(spearmanr(mean_performance.ravel(), score.ravel())[0]),
+            "suite_volume": float(full_volume), "best_aiq": float(score.max()),
+            "best_aiq_share": volume_share(score.max(), full_volume),
+            "best_network": {"depth": depths[best[0]], "width": widths[best[1]]},
+            "mean_performance": _per_depth(depths, mean_performance), "aiq": _per_depth(depths, score),
+            "accuracy": {str(d): {n: accuracy[i, :, k].tolist() for k, n in enumerate(names)}
+                         for i, d in enumerate(depths)},
+            "average_over_widths": {str(d): {"mean_performance": float(mean_performance[i].mean()),
+                                             "aiq_share": volume_share(score[i].mean(), full_volume)}
+                                    for i, d in enumerate(depths)},
+            "depth_order_by_mean_performance": depth_order(depths, mean_performance.mean(axis=1)),
+            "depth_order_by_aiq": depth_order(depths, score.mean(axis=1)),
+            "spearman_width_aiq": {str(d): float(spearmanr(widths, score[i])[0]) for i, d in enumerate(depths)},
+            "spearman_width_mean": {str(d): float(spearmanr(widths, mean_performance[i])[0])
+                                    for i, d in enumerate(depths)}}
