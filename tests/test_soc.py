@@ -1,8 +1,10 @@
-"""Sandpile known answers: conservation, the abelian property, exact 1-D behaviour, kernels agree."""
+"""Sandpile known answers: conservation, the abelian property, exact 1-D behaviour, kernels agree; the
+chapter's summaries (soc.study) on hand-made rows."""
 import networkx as nx
 import numpy as np
 import pytest
 
+from intellimetry.soc import study
 from intellimetry.soc.kernels import drive
 from intellimetry.soc.sandpile import graph, lattice
 from intellimetry.soc.simulate import fit_avalanche_exponent, record_avalanches, relax_to_stationary
@@ -108,3 +110,59 @@ def test_recorded_avalanches_are_seeded():
     assert (ra["size"] == rb["size"]).all() and ra["size"].size == 2000
     with pytest.raises(ValueError, match="allowed: numba, numpy"):
         drive(a, np.array([0]), "c")
+
+
+# ---------------------------------------------------------------- the chapter's summaries (soc.study)
+
+def test_lattice_runs_simulate_each_lattice_once(monkeypatch):
+    calls = []
+
+    def fake(d, side, **fit_args):
+        calls.append((d, side, fit_args["grains"]))
+        return {"d": d, "side": side}
+
+    monkeypatch.setattr(study, "lattice_experiment", fake)
+    run = study.LatticeRuns(grains=7)
+    first = run(2, 16)
+    assert run(3, 8) == {"d": 3, "side": 8} and run(2, 16) is first
+    assert calls == [(2, 16, 7), (3, 8, 7)] and list(run.runs) == [(2, 16), (3, 8)]
+
+
+def test_lattice_series_pairs_sides_with_dimensions():
+    assert study.lattice_series([1, 2], [64, 16]) == [(1, 64), (2, 16)]
+    with pytest.raises(ValueError, match="one lattice side per dimension"):
+        study.lattice_series([1, 2, 3], [64, 16])
+
+
+def _row(tau, seconds=1.0, **names):
+    numbers = {k: 0 for k in study.SUMMARY_KEYS}
+    return {**numbers, "tau": tau, "seconds": seconds, "sizes": np.arange(3), **names}
+
+
+def test_row_summary_keeps_the_quoted_numbers_and_names():
+    row = _row(1.2, d=2, side=16)
+    summary = study.row_summary(row, "d", "side")
+    assert list(summary) == [*study.SUMMARY_KEYS, "d", "side"] and "sizes" not in summary
+    assert summary["tau"] == 1.2 and summary["side"] == 16
+
+
+def test_grows_is_strict():
+    assert study.grows([1.0, 1.1, 1.3]) and not study.grows([1.0, 1.3, 1.3]) and study.grows([2.0])
+
+
+def test_avalanche_summary_by_hand():
+    by_dimension = [_row(1.0, d=1, side=64), _row(1.2, d=2, side=16), _row(1.1, d=3, side=8)]
+    networks = [_row(1.3, kind="rr", mean_degree=3, measured_degree=3.0),
+                _row(1.4, kind="rr", mean_degree=4, measured_degree=4.0),
+                _row(1.5, kind="er", mean_degree=3, measured_degree=2.9),
+                _row(1.45, kind="er", mean_degree=4, measured_degree=3.8)]
+    finite_size = [_row(1.2, d=2, side=16), _row(1.25, d=3, side=12), by_dimension[2]]
+    lattices = [*by_dimension, finite_size[1]]  # d = 2, side 16 and d = 3, side 8 simulated once each
+    summary = study.avalanche_summary(by_dimension, networks, finite_size, ["rr", "er"], lattices)
+    assert list(summary["dimensions"]) == ["d1", "d2", "d3"]
+    assert list(summary["networks"]) == ["rr_k3", "rr_k4", "er_k3", "er_k4"]
+    assert list(summary["finite_size"]) == ["d2_L16", "d3_L12", "d3_L8"]
+    assert summary["d3_trend"]["smallest"]["side"] == 8 and summary["d3_trend"]["largest"]["side"] == 12
+    assert summary["tau_grows_with_dimension"] is False  # d >= 2 only: 1.2 then 1.1
+    assert summary["tau_grows_with_degree"] == {"rr": True, "er": False}
+    assert summary["total_seconds"] == 8.0  # four distinct lattices and four networks, 1 s each

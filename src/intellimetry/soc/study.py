@@ -54,3 +54,63 @@ def network_experiment(kind: str, mean_degree: int, nodes: int, dissipative_frac
     measured_degree = 2 * g.number_of_edges() / g.number_of_nodes()
     return {"kind": kind, "mean_degree": mean_degree, "measured_degree": measured_degree,
             **avalanche_experiment(pile, **kwargs)}
+
+
+def lattice_series(dims, sides) -> list[tuple[int, int]]:
+    """(d, side) for every dimension of the lattice panel: one side per dimension, checked before
+    any simulation starts."""
+    if len(sides) != len(dims):
+        raise ValueError(f"sides needs one lattice side per dimension in dims: {len(sides)} sides for dims {dims}")
+    return list(zip(dims, sides))
+
+
+class LatticeRuns:
+    """Lattice experiments by (d, side), each simulated once: the dimension panel and the finite-size
+    panel share lattices (d = 2 and 3 at the same side), and a second run would only cost time.
+
+    Calls run in the caller's order, so a shared `rng` in `fit_args` gives the same streams as
+    calling lattice_experiment directly for every first occurrence."""
+
+    def __init__(self, **fit_args):
+        self.fit_args = fit_args
+        self.runs: dict[tuple[int, int], dict] = {}
+
+    def __call__(self, d: int, side: int) -> dict:
+        if (d, side) not in self.runs:
+            self.runs[d, side] = lattice_experiment(d, side, **self.fit_args)
+        return self.runs[d, side]
+
+
+# what the book quotes of one experiment (the raw avalanche sizes stay out of the sidecar)
+SUMMARY_KEYS = ("tau", "ci_low", "ci_high", "s_min", "s_max", "avalanches_in_range", "power_law", "sites",
+                "warmup_grains", "mean_height", "largest", "mean_size", "seconds")
+
+
+def row_summary(row: dict, *keys: str) -> dict:
+    """One experiment's quoted numbers (SUMMARY_KEYS) plus the keys that name the system."""
+    return {k: row[k] for k in (*SUMMARY_KEYS, *keys)}
+
+
+def grows(values) -> bool:
+    """Whether a sequence strictly increases (the exponent with dimension, with degree)."""
+    return bool(np.all(np.diff(values) > 0))
+
+
+def avalanche_summary(by_dimension: list, networks: list, finite_size: list, network_kinds, lattices: list) -> dict:
+    """The avalanche chapter's numbers: every system's fit, the d = 3 finite-size trend (smallest and
+    largest side), whether τ grows with dimension (d >= 2) and with degree per network kind, and the
+    simulation time over the distinct lattices (`lattices`) and the networks."""
+    d3_rows = [row for row in finite_size if row["d"] == 3]
+    return {
+        "dimensions": {f"d{row['d']}": row_summary(row, "d", "side") for row in by_dimension},
+        "networks": {f"{row['kind']}_k{row['mean_degree']}": row_summary(row, "kind", "mean_degree", "measured_degree")
+                     for row in networks},
+        "finite_size": {f"d{row['d']}_L{row['side']}": row_summary(row, "d", "side") for row in finite_size},
+        "d3_trend": {end: row_summary(row, "side") for end, row in
+                     zip(("smallest", "largest"), (min(d3_rows, key=lambda r: r["side"]),
+                                                   max(d3_rows, key=lambda r: r["side"])))},
+        "tau_grows_with_dimension": grows([row["tau"] for row in by_dimension if row["d"] >= 2]),
+        "tau_grows_with_degree": {kind: grows([r["tau"] for r in networks if r["kind"] == kind])
+                                  for kind in network_kinds},
+        "total_seconds": sum(r["seconds"] for r in list(lattices) + networks),
+    }
