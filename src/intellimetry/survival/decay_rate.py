@@ -1,10 +1,18 @@
-"""A subject's decay rate: the MLE on a stated range, its bootstrap interval and the level it implies."""
+"""A subject's decay rate: its frequency table, the MLE on a stated range, its bootstrap interval and
+the level it implies."""
 from __future__ import annotations
 
 import numpy as np
 
 from intellimetry.stats import fit_log_binned, fit_with_interval
 from intellimetry.survival.levels import classify_interval
+
+
+def frequency_table(failures) -> tuple[np.ndarray, np.ndarray]:
+    """(k, count) for every k >= 1 that occurs; k = 0 (success at the first try) is dropped."""
+    values, counts = np.unique(np.asarray(failures, dtype=np.int64), return_counts=True)
+    keep = values >= 1
+    return values[keep], counts[keep]
 
 
 def estimate_decay_rate(failures, k_min: int, k_max: int, resamples: int, rng: np.random.Generator,

@@ -14,6 +14,7 @@ import numpy as np
 from matplotlib.ticker import NullFormatter
 
 from intellimetry.plotting import COLORS
+from intellimetry.survival.decay_rate import frequency_table
 from intellimetry.survival.levels import LEVELS, THRESHOLDS
 from intellimetry.survival.scaling import ScalingFit, Timeline
 
@@ -22,13 +23,6 @@ Y_LABEL = "Frequency (log scale)"
 Y_FLOOR = 0.5  # counts are integers >= 1, so the plot's floor sits just below 1
 SIZE_LABEL = "non-embedding parameters N (log scale)"
 RATE_LABEL = "failure decay rate α (log scale)"
-
-
-def frequency_table(failures) -> tuple[np.ndarray, np.ndarray]:
-    """(k, count) for every k >= 1 that occurs; k = 0 (success at the first try) is dropped."""
-    values, counts = np.unique(np.asarray(failures, dtype=np.int64), return_counts=True)
-    keep = values >= 1
-    return values[keep], counts[keep]
 
 
 def draw_level_regions(ax, f1: float, k_max: int, labels: bool = True, y_floor: float = Y_FLOOR) -> None:

@@ -1,0 +1,112 @@
+"""Known answers for the survival chapter's study functions: simulated subjects and their levels,
+classifiers' decay rates, the estimator table, and the scaling prediction's levels and gaps."""
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from intellimetry.stats import fit_discrete_power_law, sample_discrete_power_law
+from intellimetry.survival import Hardware, Timeline, estimate_decay_rate
+from intellimetry.survival.study import (
+    against_claims,
+    estimator_cell,
+    estimator_table,
+    level_rows,
+    levels_match,
+    levels_reached,
+    model_decay_rates,
+    paper_order_checks,
+    rate_table_summary,
+    sidecar_key,
+    simulate_subjects,
+    worst_bias,
+)
+
+
+def test_simulated_subjects_are_drawn_in_order_from_one_generator_and_fitted():
+    true_alpha = {"limited": 1.5, "autonomous": 3.5}
+    failures, fits = simulate_subjects(true_alpha, 20000, 1000, np.random.default_rng(4))
+    rng = np.random.default_rng(4)
+    for level, alpha in true_alpha.items():
+        np.testing.assert_array_equal(failures[level], sample_discrete_power_law(alpha, 20000, rng))
+        assert fits[level] == fit_discrete_power_law(failures[level], k_min=1, k_max=1000)
+        assert fits[level].alpha == pytest.approx(alpha, abs=0.1)
+
+
+def test_level_rows_by_hand():
+    fits = {"capable": SimpleNamespace(alpha=2.4, sigma=0.01, n=900),
+            "autonomous": SimpleNamespace(alpha=2.9, sigma=0.02, n=800)}
+    reference = {"capable": {"condition": "2 < α ≤ 3"}, "autonomous": {"condition": "α > 3"}}
+    rows = level_rows({"capable": 2.5, "autonomous": 3.5}, fits, reference)
+    assert rows["capable"] == {"paper_condition": "2 < α ≤ 3", "alpha_true": 2.5, "alpha_fit": 2.4, "alpha_se": 0.01,
+                               "gap": pytest.approx(-0.1), "level_true": "Capable", "level_fit": "Capable",
+                               "events_in_range": 900}
+    assert rows["autonomous"]["level_true"] == "Autonomous" and rows["autonomous"]["level_fit"] == "Capable"
+    assert not levels_match(rows) and levels_match({"capable": rows["capable"]})
+
+
+def test_model_decay_rates_by_hand():
+    failures = np.array([[1, 1, 2, 0, 1], [1, 3, 1, 0, 1]])  # 2 seeds × 5 test events
+    runs = {"mlp": (failures, [0.5, 0.75])}
+    paper = {"mlp": {"name": "MLP", "paper_level": "Capable"}}
+    result = model_decay_rates(runs, paper, 2, 1, 9, 10, np.random.default_rng(0))["mlp"]
+    assert result["accuracy"] == 0.625 and result["accuracy_sd"] == 0.125
+    assert result["events_per_seed"] == 5 and result["mean_failures"] == 1.1
+    assert result["frequency"] == {"k1": 3.0, "k2": 0.5, "k3": 0.5}  # counts 6, 1, 1 over two seeds
+    assert (result["name"], result["paper_level"]) == ("MLP", "Capable")
+    expected = estimate_decay_rate(failures.ravel(), 1, 9, 10, np.random.default_rng(0))
+    assert {k: result[k] for k in expected} == expected
+
+
+def test_paper_order_checks():
+    assert paper_order_checks({"linear": {"alpha": 1.5}, "mlp": {"alpha": 2.0}, "cnn": {"alpha": 2.5}}) == \
+        {"order_matches_paper": True, "cnn_highest": True}
+    assert paper_order_checks({"linear": {"alpha": 1.5}, "mlp": {"alpha": 2.6}, "cnn": {"alpha": 2.5}}) == \
+        {"order_matches_paper": False, "cnn_highest": False}
+    assert paper_order_checks({"mlp": {"alpha": 2.0}}) == {"order_matches_paper": False, "cnn_highest": False}
+
+
+def _summary():
+    rows = [(name, alpha, size, alpha + bias, 0.1, bias, abs(bias), 0.9)
+            for name, bias in (("mle", 0.01), ("log_binned", -0.2), ("raw_histogram", 0.5))
+            for alpha in (1.5, 2.5) for size in (100, 1000)]
+    return pd.DataFrame(rows, columns=["estimator", "alpha", "size", "mean", "sd", "bias", "rmse", "r2"])
+
+
+def test_estimator_table_keys_and_cells():
+    assert sidecar_key("a", 2.5) == "a2p5" and sidecar_key("n", 100000) == "n100000"
+    summary = _summary()
+    assert estimator_cell(summary, "log_binned", 2.5, 100) == {"mean": 2.3, "sd": 0.1, "bias": -0.2, "rmse": 0.2,
+                                                                "r2": 0.9}
+    table = estimator_table(summary, [1.5, 2.5], [100, 1000])
+    assert list(table) == ["mle", "log_binned", "raw_histogram"]
+    assert list(table["mle"]) == ["a1p5", "a2p5"] and list(table["mle"]["a1p5"]) == ["n100", "n1000"]
+    assert table["raw_histogram"]["a2p5"]["n1000"]["bias"] == 0.5
+    assert worst_bias(summary) == {"mle": 0.01, "log_binned": 0.2, "raw_histogram": 0.5}
+
+
+def test_rate_table_summary():
+    table = pd.DataFrame({"model": ["A-1", "B-7", "A-9"], "alpha": [1.2, 2.4, 2.0]})
+    chosen = table[table["model"].str.startswith("A")]
+    assert rate_table_summary(table, chosen) == {"alpha_min": 1.2, "alpha_max": 2.4, "best_model": "B-7",
+                                                 "largest_series_alpha": 2.0, "models_at_capable_or_above": 1}
+
+
+def test_levels_reached_and_the_gaps_to_the_claims():
+    fit = SimpleNamespace(size_for_alpha=lambda alpha: 10.0 ** (4 * alpha))  # α = 2 at 1e8, α = 3 at 1e12
+    timeline = Timeline(base_year=2025.0, base_size=1e12, doubling_years=1.5)
+    hardware = Hardware(bytes_per_parameter=2.0, gpu_memory_bytes=80e9, gpu_price=30000.0, market_value=3.7e12)
+    levels = levels_reached(fit, timeline, hardware)
+    auto = levels["autonomous"]
+    assert (auto["alpha"], auto["params"], auto["log10_params"]) == (3.0, 1e12, 12.0)
+    assert auto["year"] == 2025.0 and auto["years_from_base"] == 0.0
+    assert auto["gpus"] == pytest.approx(25.0) and auto["cost"] == pytest.approx(750000.0)
+    capable = levels["capable"]
+    assert capable["params"] == 1e8 and capable["years_from_base"] == pytest.approx(1.5 * math.log2(1e-4))
+    gaps = against_claims({"log10_params": 12.0, "years_from_base": 5.0, "market_value_multiple": 10.0},
+                          {"autonomous_parameters": 1e13, "years_to_autonomous": 3.0, "apple_multiple": 100.0})
+    assert gaps == {"log10_params_gap": -1.0, "years_gap": 2.0, "log10_market_multiple_gap": -1.0}
