@@ -97,22 +97,26 @@ def kernel_options(log_path: Path) -> Iterator[dict]:
     """
     sockets = tempfile.mkdtemp(prefix="intellimetry-kernel-")
     try:
-        yield {"kernel_manager_class": _FileLoggingKernelManager,
+        yield {"kernel_manager_class": FileLoggingKernelManager,
                "config": Config({"KernelManager": {"transport": "ipc", "ip": os.path.join(sockets, "k")},
-                                 "_FileLoggingKernelManager": {"output_path": str(log_path)}})}
+                                 "FileLoggingKernelManager": {"output_path": str(log_path)}})}
     finally:
         shutil.rmtree(sockets, ignore_errors=True)
 
 
-class _FileLoggingKernelManager(AsyncKernelManager):
+class FileLoggingKernelManager(AsyncKernelManager):
+    """A kernel manager whose kernel writes its stdout/stderr to `output_path`.
+
+    (Public name on purpose: traitlets reads a config section only for a name without a leading _.)
+    """
     output_path = Unicode("", config=True, help="file receiving the kernel's stdout and stderr")
 
-    async def _launch_kernel(self, kernel_cmd, **kw):
+    async def _async_launch_kernel(self, kernel_cmd, **kw):
         if not self.output_path:
-            return await super()._launch_kernel(kernel_cmd, **kw)
+            return await super()._async_launch_kernel(kernel_cmd, **kw)
         with open(self.output_path, "ab") as log:
             kw["stdout"] = kw["stderr"] = log
-            return await super()._launch_kernel(kernel_cmd, **kw)
+            return await super()._async_launch_kernel(kernel_cmd, **kw)
 
 
 def ignore_interrupts() -> None:

@@ -428,10 +428,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2 if isinstance(err, (ParameterError, RegistryError)) else 1
     except KeyboardInterrupt:
         print("interrupted: previous outputs are untouched", file=sys.stderr, flush=True)
-        sys.stdout.flush()
-        # Leave at once: the half-run kernel and zmq sockets would print shutdown tracebacks during a
-        # normal exit. Staging folders are already removed (or removed by the next run).
-        os._exit(130)
+        return 130
     return 0
 
 
