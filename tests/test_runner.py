@@ -351,3 +351,23 @@ def test_heartbeat_reports_elapsed_time_until_the_block_ends():
     assert len(lines) >= 2 and all(line.startswith("  fig still running, ") for line in lines)
     time.sleep(0.1)
     assert out.getvalue().splitlines() == lines  # silent after the block
+
+
+def test_the_kernel_talks_over_ipc_and_writes_its_own_output_to_a_log(tmp_path, capfd):
+    import nbformat
+    import papermill
+
+    from intellimetry.pipeline.execution import kernel_options
+
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import sys\nprint('kernel chatter', file=sys.__stderr__, flush=True)")])
+    notebook.metadata["kernelspec"] = {"name": runner.KERNEL, "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, tmp_path / "in.ipynb")
+    log = tmp_path / "kernel.log"
+    with kernel_options(log) as options:
+        assert options["config"]["KernelManager"]["transport"] == "ipc"
+        papermill.execute_notebook(str(tmp_path / "in.ipynb"), str(tmp_path / "out.ipynb"),
+                                   kernel_name=runner.KERNEL, progress_bar=False, **options)
+    assert "kernel chatter" in log.read_text()
+    captured = capfd.readouterr()
+    assert "kernel chatter" not in captured.err and "without encryption" not in captured.err
