@@ -98,3 +98,51 @@ def test_malformed_yaml_is_reported_with_its_path(tmp_path):
     (folder / "nope-fig01-x.yaml").write_text("")
     with pytest.raises(RegistryError, match="figure id must be"):
         load_figure(folder / "nope-fig01-x.yaml")
+
+
+def test_a_fragment_gives_shared_parameters_and_the_figure_adds_its_own(tmp_path):
+    folder = tmp_path / "aiq"
+    folder.mkdir()
+    (folder / "_shared.yaml").write_text(
+        "parameters:\n  n: {type: int, min: 1}\n  seed: {type: int}\n"
+        "profiles:\n  quick: {n: 4, seed: 0}\n  full: {n: 100}\n  smoke: {n: 2}\n")
+    (folder / "aiq-fig09-one.md").write_text("# x\n")
+    (folder / "aiq-fig09-one.yaml").write_text(
+        "title: t\nextends: _shared.yaml\nparameters:\n  width: {type: int}\n"
+        "profiles:\n  quick: {width: 8}\n  full: {width: 64, n: 200}\n")
+    figure = load_figure(folder / "aiq-fig09-one.yaml")
+    assert figure.resolve("quick") == {"n": 4, "seed": 0, "width": 8}
+    assert figure.resolve("full") == {"n": 200, "seed": 0, "width": 64}  # the figure's own value wins
+    assert figure.resolve("smoke") == {"n": 2, "seed": 0, "width": 8}
+    assert list(discover(tmp_path)) == ["aiq-fig09-one"]  # a fragment is not a figure
+    (folder / "aiq-fig09-one.yaml").write_text("extends: shared.yaml\nprofiles: {quick: {}, full: {}}\n")
+    with pytest.raises(RegistryError, match="expected a file _<name>.yaml"):
+        load_figure(folder / "aiq-fig09-one.yaml")
+    (folder / "_shared.yaml").write_text("title: not here\n")
+    (folder / "aiq-fig09-one.yaml").write_text("extends: _shared.yaml\nprofiles: {quick: {}, full: {}}\n")
+    with pytest.raises(RegistryError, match="a fragment holds only"):
+        load_figure(folder / "aiq-fig09-one.yaml")
+
+
+def test_discover_can_collect_errors_and_keep_the_good_figures(tmp_path):
+    folder = tmp_path / "soc"
+    folder.mkdir()
+    for name, text in {"soc-fig01-good": "profiles: {quick: {}, full: {}}\n",
+                       "soc-fig02-bad": "profiles: {quick: {}, full: {}\n"}.items():
+        (folder / f"{name}.md").write_text("# x\n")
+        (folder / f"{name}.yaml").write_text(text)
+    errors = []
+    assert list(discover(tmp_path, errors)) == ["soc-fig01-good"]
+    assert len(errors) == 1 and "soc-fig02-bad.yaml, line 2, column 1: not valid YAML" in errors[0]
+    with pytest.raises(RegistryError, match="soc-fig02-bad.yaml, line 2"):
+        discover(tmp_path)
+
+
+def test_the_layout_and_the_id_grammar_are_defined_once_in_paths(tmp_path):
+    assert paths.is_figure_id("aiq-fig01-intelligence-space") and paths.is_figure_id("gindex-tab01-models")
+    assert not paths.is_figure_id("nope-fig01-x") and not paths.is_figure_id("aiq-fig1-x")
+    with pytest.raises(ValueError, match="not a figure id: expected <paper>-fig<NN>-<slug>"):
+        paths.paper_of("aiq_fig01")
+    assert paths.sidecar_path(tmp_path, "soc-fig15-avalanches", "quick") == \
+        tmp_path / "quick" / "soc" / "soc-fig15-avalanches.json"
+    assert paths.figure_dir(tmp_path, "soc-fig15-avalanches") == tmp_path / "soc"  # the book's copy

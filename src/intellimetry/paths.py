@@ -46,10 +46,14 @@ def paper_of(fig_id: str) -> str:
     return match["paper"]
 
 
+def paper_dir(root: Path, paper: str, profile: str | None = None) -> Path:
+    """The folder of a paper's figure files: root/<profile>/<paper> (figures/), or root/<paper> (the book's copy)."""
+    return (Path(root) / profile if profile else Path(root)) / paper
+
+
 def figure_dir(root: Path, fig_id: str, profile: str | None = None) -> Path:
-    """The folder of a figure's files: root/<profile>/<paper> (figures/), or root/<paper> (the book's copy)."""
-    base = Path(root) / profile if profile else Path(root)
-    return base / paper_of(fig_id)
+    """The folder of a figure's files (see paper_dir)."""
+    return paper_dir(root, paper_of(fig_id), profile)
 
 
 def sidecar_path(root: Path, fig_id: str, profile: str | None = None) -> Path:

@@ -46,7 +46,7 @@ class Project:
 
     def output_dir(self, profile: str, paper_or_figure: str | Figure) -> Path:
         paper = paper_or_figure.paper if isinstance(paper_or_figure, Figure) else paper_or_figure
-        return self.figures_dir / profile / paper
+        return paths.paper_dir(self.figures_dir, paper, profile)
 
     def sidecar(self, profile: str, figure: Figure) -> Path:
         return paths.sidecar_path(self.figures_dir, figure.id, profile)
