@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from intellimetry.checks import check_choice
 from intellimetry.paths import load_reference, reference_file
 
 TABLE1_INPUTS = "gindex/table1-inputs.csv"
@@ -24,8 +25,7 @@ def load_domain_distance(rule: str = "either") -> pd.DataFrame:
 
     rule "either" is the authors' matrix (the reference association rule); "strict" is the same
     sample flows under the strict rule (made by `intellimetry.gindex.omega_from_flows`)."""
-    if rule not in DOMAIN_DISTANCE:
-        raise ValueError(f"unknown association rule {rule!r}; allowed: {', '.join(DOMAIN_DISTANCE)}")
+    check_choice("association rule", rule, DOMAIN_DISTANCE)
     frame = pd.read_csv(reference_file(DOMAIN_DISTANCE[rule]), comment="#", index_col=0)
     frame.index.name = "test_domain"
     frame.columns.name = "curriculum_domain"

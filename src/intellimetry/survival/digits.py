@@ -13,6 +13,8 @@ import torch
 from sklearn.model_selection import StratifiedKFold
 from torch import nn
 
+from intellimetry.checks import check_choice
+
 MODEL_KINDS = ("linear", "mlp", "cnn")
 IDX_FILES = {"train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
              "test": ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")}
@@ -75,6 +77,7 @@ def _flat_size(layers: nn.Module, image_shape) -> int:
 def build_model(kind: str, image_shape=(1, 8, 8), n_classes: int = 10, hidden: int = 64,
                 channels: int = 16) -> nn.Module:
     """A fresh "linear", "mlp" or "cnn" classifier mapping (B, *image_shape) images to (B, n_classes) logits."""
+    check_choice("model kind", kind, MODEL_KINDS)
     n_inputs = int(np.prod(image_shape))
     if kind == "linear":
         return nn.Sequential(nn.Flatten(), nn.Linear(n_inputs, n_classes))
@@ -89,7 +92,7 @@ def build_model(kind: str, image_shape=(1, 8, 8), n_classes: int = 10, hidden: i
         features = nn.Sequential(*conv, nn.Flatten())
         return nn.Sequential(*features, nn.Linear(_flat_size(features, image_shape), hidden), nn.ReLU(),
                              nn.Linear(hidden, n_classes))
-    raise ValueError(f"unknown model kind {kind!r}; allowed kinds are {', '.join(MODEL_KINDS)}")
+    raise AssertionError(f"model kind {kind!r} is allowed but has no builder")
 
 
 def train_classifier(model: nn.Module, images, labels, epochs: int, lr: float = 1e-2, batch_size: int = 64,
@@ -145,12 +148,16 @@ def train_and_score(kind: str, train_images, train_labels, test_images, test_lab
     return scores, float(np.mean(scores.argmax(axis=1) == test_labels))
 
 
+DATASETS = ("digits", "mnist-idx")
+
+
 def load_dataset(name: str, data_dir: str = "") -> dict:
     """{"train": (images, labels), "test": (images, labels) or None, "description": str}.
 
     "digits": scikit-learn's digits, tested out-of-fold (test is None); "mnist-idx": MNIST-format IDX
     files (MNIST, Fashion-MNIST) in `data_dir`, with their own train/test split.
     """
+    check_choice("dataset", name, DATASETS)
     if name == "digits":
         return {"train": load_digits_dataset(), "test": None,
                 "description": "scikit-learn handwritten digits (1,797 images, 8×8), 5-fold out-of-fold scores"}
@@ -159,7 +166,7 @@ def load_dataset(name: str, data_dir: str = "") -> dict:
             raise ValueError("dataset 'mnist-idx' needs data_dir: a folder with the four MNIST IDX files")
         return {"train": load_idx_dataset(data_dir, "train"), "test": load_idx_dataset(data_dir, "test"),
                 "description": f"MNIST-format IDX files from {data_dir}"}
-    raise ValueError(f"unknown dataset {name!r}; allowed: digits, mnist-idx")
+    raise AssertionError(f"dataset {name!r} is allowed but has no loader")
 
 
 def failures_over_seeds(kind: str, dataset: dict, seeds, n_folds: int, epochs: int,

@@ -7,6 +7,7 @@ import operator
 import random
 from dataclasses import dataclass
 
+from intellimetry.checks import check_choice, check_int
 from intellimetry.gindex.domains.generators import _GENERATORS, DOMAINS
 
 
@@ -21,8 +22,7 @@ class Task:
 
 def _check_domain(domain) -> None:
     """Raise ValueError for a name that is not one of DOMAINS."""
-    if domain not in _GENERATORS:
-        raise ValueError(f"unknown task domain {domain!r}; allowed: {', '.join(DOMAINS)}")
+    check_choice("task domain", domain, DOMAINS)
 
 
 def _stream_seed(seed: int, domain: str) -> int:
@@ -42,8 +42,7 @@ def generate_tasks(domain: str, n: int, seed: int) -> list[Task]:
     """n tasks of the domain from its own seeded stream; the first k of n equal generate_tasks(domain, k, seed)."""
     _check_domain(domain)
     n, seed = operator.index(n), operator.index(seed)
-    if n < 0:
-        raise ValueError(f"n must be >= 0, got {n}")
+    check_int("n", n, 0)
     rng = random.Random(_stream_seed(seed, domain))
     return [generate_task(domain, rng) for _ in range(n)]
 
