@@ -19,9 +19,12 @@ from intellimetry.gindex.responsiveness import (
     even_split,
     is_monotone,
     random_omega,
+    responsiveness_omega,
     samples_curves,
+    spread_shrinks,
     theta_key,
     theta_scatter,
+    theta_summary,
     uneven_splits,
 )
 
@@ -147,3 +150,35 @@ def test_table1_is_reproduced_within_one_and_a_half_percent_with_log2_experience
     ranked = sorted(ours, key=lambda run: -ours[run])
     paper = sorted(table["rows"], key=lambda run: table["rows"][run]["rank"])
     assert [r for r, p in zip(ranked, paper) if r != p] == [paper[2], paper[1]]
+
+
+def test_responsiveness_omega_is_the_authors_or_uniform():
+    np.testing.assert_array_equal(responsiveness_omega("sample-flows", 0.5), OMEGA)
+    uniform = responsiveness_omega("uniform", 0.3, n_domains=4)
+    assert uniform.shape == (4, 4) and np.all(np.diag(uniform) == 0.0)
+    assert np.all(uniform[~np.eye(4, dtype=bool)] == 0.3)
+
+
+def test_spread_shrinks_on_every_line():
+    lines = {"theta020": {"spread_first": 2.0, "spread_last": 1.0},
+             "theta100": {"spread_first": 5.0, "spread_last": 4.0}}
+    assert spread_shrinks({"lines": lines})
+    lines["theta100"]["spread_last"] = 5.0
+    assert not spread_shrinks({"lines": lines})
+
+
+def test_theta_summary_by_hand():
+    thetas = np.array([0.0, 1.0])
+    e6 = np.exp(6.0)
+    g = np.array([[1.0, 3.0], [2 * e6, 4 * e6]])  # θ = 1 multiplies by e^6: residuals log 1, log 3, log 2, log 4
+    mean_omega = np.array([[0.1, 0.4], [0.2, 0.5]])  # the residuals grow with the mean Ω
+    summary = theta_summary(thetas, {"g": g, "mean_omega": mean_omega}, repetitions=2)
+    assert (summary["g_first_mean"], summary["g_last_mean"]) == (2.0, pytest.approx(3 * e6))
+    assert (summary["g_first_min"], summary["g_first_max"]) == (1.0, 3.0)
+    assert summary["ratio_last_first"] == pytest.approx(1.5 * e6)
+    assert summary["spread_last_pct"] == pytest.approx(200 / 3)
+    assert summary["monotone_mean"] is True
+    assert summary["spearman_omega_residual"] == pytest.approx(1.0)
+    # θ ranks (1.5, 1.5, 3.5, 3.5) against g ranks (1, 2, 3, 4): ρ = 4 / (2 · √5)
+    assert summary["spearman_theta"] == pytest.approx(2 / np.sqrt(5))
+    assert (summary["mean_omega_min"], summary["mean_omega_max"]) == (0.1, 0.5)

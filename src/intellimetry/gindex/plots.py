@@ -1,5 +1,5 @@
 """Drawings for the g-index chapter: a flow as a DAG, an association graph with its maximum clique,
-and a domain-distance heat map."""
+a domain-distance heat map, and the responsiveness curves (Figures 6-7)."""
 from __future__ import annotations
 
 import textwrap
@@ -74,3 +74,16 @@ def draw_domain_distance(ax, omega: np.ndarray, names, annotate: bool = True) ->
             ax.text(b, a, f"{value:.2f}".lstrip("0") if value < 1 else "1", ha="center", va="center", fontsize=5,
                     color="white" if value < 0.5 else "black")
     return image
+
+
+def plot_curves(ax, result: dict, xlabel: str, band: str = "min–max of the random splits") -> None:
+    """One line per θ (the evenly split curriculum), the mean of the random splits dashed, their range shaded."""
+    for t, theta in enumerate(result["thetas"]):
+        colour = f"C{t}"
+        ax.plot(result["x"], result["even"][t], color=colour, lw=1.6, label=f"θ = {theta:g}")
+        ax.plot(result["x"], result["mean"][t], color=colour, lw=0.9, ls="--")
+        ax.fill_between(result["x"], result["min"][t], result["max"][t], color=colour, alpha=0.18, lw=0)
+    ax.set_yscale("log")
+    ax.set(xlabel=xlabel, ylabel="g-index (log scale)")
+    ax.plot([], [], color="0.4", ls="--", lw=0.9, label="mean of random splits")
+    ax.fill_between([], [], [], color="0.4", alpha=0.18, label=band)

@@ -8,8 +8,22 @@ curriculum splits are drawn once per point and shared by all θ lines (common ra
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import spearmanr
 
 from intellimetry.gindex.gindex import g_index
+from intellimetry.gindex.reference import load_domain_distance
+
+OMEGA_SOURCES = ("sample-flows", "uniform")
+
+
+def responsiveness_omega(source: str, uniform: float, n_domains: int = 16) -> np.ndarray:
+    """Ω of the responsiveness figures: the authors' matrix from their sample flows, or every
+    distance `uniform` (0 on the diagonal), to show which effects come from Ω's structure."""
+    if source == "sample-flows":
+        return load_domain_distance().to_numpy()
+    omega = np.full((n_domains, n_domains), uniform)
+    np.fill_diagonal(omega, 0.0)
+    return omega
 
 
 def even_split(per_domain: int, n_domains: int) -> np.ndarray:
@@ -144,14 +158,27 @@ def curve_values(result: dict, direction: str) -> dict:
             "all_monotone_mean": all(v["monotone_mean"] for v in lines.values())}
 
 
-def plot_curves(ax, result: dict, xlabel: str, band: str = "min–max of the random splits") -> None:
-    """One line per θ (the evenly split curriculum), the mean of the random splits dashed, their range shaded."""
-    for t, theta in enumerate(result["thetas"]):
-        colour = f"C{t}"
-        ax.plot(result["x"], result["even"][t], color=colour, lw=1.6, label=f"θ = {theta:g}")
-        ax.plot(result["x"], result["mean"][t], color=colour, lw=0.9, ls="--")
-        ax.fill_between(result["x"], result["min"][t], result["max"][t], color=colour, alpha=0.18, lw=0)
-    ax.set_yscale("log")
-    ax.set(xlabel=xlabel, ylabel="g-index (log scale)")
-    ax.plot([], [], color="0.4", ls="--", lw=0.9, label="mean of random splits")
-    ax.fill_between([], [], [], color="0.4", alpha=0.18, label=band)
+def spread_shrinks(summary: dict) -> bool:
+    """Whether the splits' absolute spread is smaller at the last point than at the first on every
+    θ line (Figure 7's caption: uneven splits matter less as compute grows)."""
+    return all(v["spread_last"] < v["spread_first"] for v in summary["lines"].values())
+
+
+def theta_summary(thetas, result: dict, repetitions: int) -> dict:
+    """Figure 8's numbers: the g-index at the first and last θ (mean, min, max), its growth and spread,
+    whether the mean grows, and the rank correlation of g with θ and of what is left of log g once
+    θ's exp(6θ) is taken out with the mean Ω (the domain-distance effect)."""
+    g, mean_omega = result["g"], result["mean_omega"]
+    mean_g = g.mean(axis=1)
+    residual = np.log(g) - 6.0 * thetas[:, None]
+    return {
+        "g_first_mean": float(mean_g[0]), "g_last_mean": float(mean_g[-1]),
+        "g_first_min": float(g[0].min()), "g_first_max": float(g[0].max()),
+        "g_last_min": float(g[-1].min()), "g_last_max": float(g[-1].max()),
+        "ratio_last_first": float(mean_g[-1] / mean_g[0]),
+        "spread_last_pct": float(100 * (g[-1].max() - g[-1].min()) / mean_g[-1]),
+        "monotone_mean": is_monotone(mean_g, "increasing"),
+        "spearman_theta": float(spearmanr(np.repeat(thetas, repetitions), g.ravel())[0]),
+        "spearman_omega_residual": float(spearmanr(mean_omega.ravel(), residual.ravel())[0]),
+        "mean_omega_min": float(mean_omega.min()), "mean_omega_max": float(mean_omega.max()),
+    }
