@@ -1,0 +1,107 @@
+"""The AGITB chapter's experiments as functions the notebooks call: the search-space formulas checked
+by enumeration, an example input, one candidate adapting to a repeated sequence, the test suite's
+verdicts summarised, and the benchmark table beside what this code implements."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from intellimetry.agitb.inputs import BITS, SEQUENCE_LENGTH, match, random_input
+from intellimetry.agitb.models import load_model
+from intellimetry.agitb.protocol import Subject
+from intellimetry.agitb.search_space import count_all, count_cyclic_refractory, count_refractory, enumerate_counts
+
+# --------------------------------------------------------------------------- Figure 0: the search space
+
+
+def formula_checks(check_steps, check_bits) -> pd.DataFrame:
+    """One row per (steps, bits): the number of sequences of every kind counted by brute force and by
+    formula, and whether they agree (small cases only: enumeration is exponential)."""
+    checks = []
+    for n in check_steps:
+        for b in check_bits:
+            counted = enumerate_counts(n, b)
+            formula = {"all": count_all(n, b), "refractory": count_refractory(n, b),
+                       "cyclic_refractory": count_cyclic_refractory(n, b)}
+            checks.append({"n_steps": n, "bits": b, **{f"{k}_enumerated": v for k, v in counted.items()},
+                           **{f"{k}_formula": v for k, v in formula.items()}, "agree": counted == formula})
+    return pd.DataFrame(checks)
+
+
+# --------------------------------------------------------------------------- Figure 1: inputs
+
+def input_with_bits(rng: np.random.Generator, bits_set: int = 4) -> int:
+    """The first random input with exactly `bits_set` bits on (the paper's example has four)."""
+    x = random_input(rng)
+    while bin(x).count("1") != bits_set:
+        x = random_input(rng)
+    return x
+
+
+# --------------------------------------------------------------------------- Figure 2: adaptation
+
+def adaptation(candidate: str, sequence: list[int], passes: int) -> dict:
+    """A fresh `candidate` fed `sequence` `passes` times in a row: its prediction before each step,
+    what it saw, the wrong bits (XOR), the bits right per step, and the first pass it predicts
+    exactly (None if never)."""
+    observed = sequence * passes
+    predicted = Subject(load_model(candidate)()).process(observed)
+    period = len(sequence)
+    exact_from = next((t for t in range(0, len(observed), period)
+                       if predicted[t:t + period] == observed[t:t + period]), None)
+    return {"observed": observed, "predicted": predicted, "errors": [p ^ o for p, o in zip(predicted, observed)],
+            "matches": [match(p, o) for p, o in zip(predicted, observed)],
+            "first_exact_pass": None if exact_from is None else exact_from // period + 1}
+
+
+def pass_scores(matches: list[int], sequence_length: int) -> dict:
+    """Bits predicted right over the first and the last pass, out of BITS per step of a pass."""
+    return {"bits_right_first_pass": sum(matches[:sequence_length]),
+            "bits_right_last_pass": sum(matches[-sequence_length:]), "bits_per_pass": BITS * sequence_length}
+
+
+# --------------------------------------------------------------------------- Table 0: the verdicts
+
+MARKS = {"pass": "✓", "fail": "✗", "not reached": "·"}
+LIVENESS_KEYS = ("batch", "z", "pairs", "slower", "limit")
+
+
+def first_failure(rows) -> int | None:
+    """The number of the first test a candidate fails (None if it fails none)."""
+    return next((r.number for r in rows if r.verdict == "fail"), None)
+
+
+def verdict_summary(results: dict, liveness: dict) -> dict:
+    """Per candidate (key without dashes): tests passed, the first failure, the time taken, every
+    test's result with its mark, and the liveness measurement; and whether any passes every test."""
+    candidates = {name.replace("-", "_"): {
+        "passed": sum(r.verdict == "pass" for r in rows),
+        "first_failure": first_failure(rows),
+        "seconds": sum(r.seconds for r in rows),
+        "tests": {f"t{r.number}": {**r.as_dict(), "mark": MARKS[r.verdict]} for r in rows},
+        "liveness": {k: liveness[name][k] for k in LIVENESS_KEYS},
+    } for name, rows in results.items()}
+    return {"candidates": candidates,
+            "any_passes_all": any(all(r.verdict == "pass" for r in rows) for rows in results.values())}
+
+
+# --------------------------------------------------------------------------- Table 1: benchmarks
+
+# What this code fixes of the properties the paper's Table 1 lists for AGITB
+FROM_CODE = {"Interface modality": "Binary", "Input dimensionality": f"{BITS} bits",
+             "Temporal sequence length": f"Short ({SEQUENCE_LENGTH}+)"}
+
+
+def benchmark_table(paper: dict) -> tuple[list[list[str]], list[str]]:
+    """The paper's Table 1 rows with a last column from this code (— where the code fixes nothing),
+    and the column headings."""
+    rows = [row + [FROM_CODE.get(row[0], "—")] for row in paper["rows"]]
+    return rows, ["Property", *paper["columns"], "this book's AGITB"]
+
+
+def code_matches_paper(rows: list[list[str]], paper: dict) -> dict:
+    """For each property this code fixes: does the paper's AGITB column say the same?"""
+    agitb_column = paper["columns"].index("AGITB") + 1
+    matches = {row[0]: row[agitb_column] == row[-1] for row in rows if row[0] in FROM_CODE}
+    return {"matches_paper": matches,
+            "all_code_rows_match": all(row[agitb_column] == row[-1] for row in rows if row[0] in FROM_CODE)}

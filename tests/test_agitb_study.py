@@ -1,0 +1,83 @@
+"""Known answers for the AGITB chapter's study functions: formula checks, the example input, one
+candidate's adaptation, the verdict summary and the benchmark table."""
+from __future__ import annotations
+
+import numpy as np
+
+from intellimetry.agitb.axioms import Result
+from intellimetry.agitb.inputs import BITS, random_input
+from intellimetry.agitb.study import (
+    MARKS,
+    adaptation,
+    benchmark_table,
+    code_matches_paper,
+    first_failure,
+    formula_checks,
+    input_with_bits,
+    pass_scores,
+    verdict_summary,
+)
+
+
+def test_formula_checks_agree_with_enumeration():
+    checks = formula_checks([2, 3], [1, 2])
+    assert list(zip(checks["n_steps"], checks["bits"])) == [(2, 1), (2, 2), (3, 1), (3, 2)]
+    assert checks["agree"].all()
+    assert checks["all_formula"].tolist() == [4, 16, 8, 64]  # (2^L)^N sequences of N L-bit inputs
+
+
+def test_input_with_bits_is_the_first_draw_with_that_many_bits():
+    x = input_with_bits(np.random.default_rng(3), 4)
+    assert bin(x).count("1") == 4
+    rng = np.random.default_rng(3)
+    first = random_input(rng)
+    while bin(first).count("1") != 4:
+        first = random_input(rng)
+    assert x == first
+
+
+def test_adaptation_of_a_model_that_always_predicts_zero():
+    sequence = [0b1, 0b11, 0b111]
+    run = adaptation("always-zero", sequence, passes=2)
+    assert run["observed"] == sequence * 2 and run["predicted"] == [0] * 6
+    assert run["errors"] == run["observed"]  # 0 XOR x = x
+    assert run["matches"] == [9, 8, 7] * 2  # the bits that are 0 are right
+    assert run["first_exact_pass"] is None
+    assert adaptation("always-zero", [0, 0], passes=3)["first_exact_pass"] == 1
+
+
+def test_pass_scores():
+    assert pass_scores([9, 8, 7, 10, 10, 10], 3) == {"bits_right_first_pass": 24, "bits_right_last_pass": 30,
+                                                     "bits_per_pass": 3 * BITS}
+
+
+def test_verdict_summary_by_hand():
+    good = [Result(1, "a", "pass", 1.0), Result(2, "b", "pass", 2.0)]
+    bad = [Result(1, "a", "pass", 0.5), Result(2, "b", "fail", 0.25), Result(3, "c", "not reached")]
+    liveness = {name: {"batch": 4, "z": 0.1, "pairs": 10, "slower": False, "limit": 2.0, "extra": 1}
+                for name in ("echo", "order-1")}
+    summary = verdict_summary({"echo": good, "order-1": bad}, liveness)
+    assert first_failure(good) is None and first_failure(bad) == 2
+    assert list(summary["candidates"]) == ["echo", "order_1"]
+    order1 = summary["candidates"]["order_1"]
+    assert (order1["passed"], order1["first_failure"], order1["seconds"]) == (1, 2, 0.75)
+    assert order1["tests"]["t3"]["mark"] == MARKS["not reached"] and order1["tests"]["t2"]["verdict"] == "fail"
+    assert order1["liveness"] == {"batch": 4, "z": 0.1, "pairs": 10, "slower": False, "limit": 2.0}
+    assert summary["any_passes_all"] is True
+    assert verdict_summary({"order-1": bad}, liveness)["any_passes_all"] is False
+
+
+def test_benchmark_table_adds_the_code_column_and_compares_it():
+    paper = {"columns": ["Other", "AGITB"],
+             "rows": [["Interface modality", "Text", "Binary"], ["Input dimensionality", "any", "10 bits"],
+                      ["Temporal sequence length", "long", "Short (7+)"], ["Scoring", "accuracy", "pass/fail"]]}
+    rows, columns = benchmark_table(paper)
+    assert columns == ["Property", "Other", "AGITB", "this book's AGITB"]
+    assert [row[-1] for row in rows] == ["Binary", "10 bits", "Short (7+)", "—"]  # BITS = 10, SEQUENCE_LENGTH = 7
+    assert code_matches_paper(rows, paper) == {
+        "matches_paper": {"Interface modality": True, "Input dimensionality": True, "Temporal sequence length": True},
+        "all_code_rows_match": True}
+    paper["rows"][1][2] = "100 bits"
+    rows, _ = benchmark_table(paper)
+    checked = code_matches_paper(rows, paper)
+    assert checked["matches_paper"]["Input dimensionality"] is False and checked["all_code_rows_match"] is False
