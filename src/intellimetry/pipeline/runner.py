@@ -279,11 +279,12 @@ def run(project: Project, ids: list[str], profile: str = "quick", overrides: dic
         state = "stale" if task.reasons else "fresh"
         why = f"  ({'; '.join(task.reasons)})" if task.reasons else ""
         print(f"{state:5}  {task.profile:6} {task.figure.id}{why}", file=out)
+    if not dry_run:
+        for orphan in remove_orphaned_staging(project):
+            print(f"removed {orphan.name} left in {project.staging_dir} by an interrupted run", file=out)
     if dry_run or not stale:
         print(f"{len(stale)} of {len(tasks)} figure(s) stale" + ("" if dry_run else "; nothing to run"), file=out)
     else:
-        for orphan in remove_orphaned_staging(project):
-            print(f"removed {orphan.name} left in {project.staging_dir} by an interrupted run", file=out)
         commit = git_commit(project.root)
         if jobs > 1 and len(stale) > 1:
             _run_parallel(project, stale, commit, jobs, out)
