@@ -2,8 +2,9 @@
 the suite's intelligence space, and handicapped agents -> AIQ.
 
 Every trained network goes through :func:`intellimetry.aiq.pools.run_pool`, whose per-agent cache
-lives in ``.cache/aiq-pools`` (keyed by data, architecture, budget, seed and the training code), so
-notebooks that share domains and settings share their agents, and a re-run trains only what is new.
+lives in the shared model cache ``.cache/models/aiq-pools`` (keyed by data, architecture, budget,
+seed and the training code), so notebooks that share domains and settings share their agents, and
+a re-run trains only what is new.
 """
 from __future__ import annotations
 
@@ -40,11 +41,11 @@ from intellimetry.aiq.pools import (
     stable_seed,
 )
 from intellimetry.aiq.teacher import TEACHER_DEFAULTS, Teacher, train_teacher
+from intellimetry.cache import MODELS_DIR
 from intellimetry.checks import check_int
-from intellimetry.paths import CACHE_DIR
 from intellimetry.stats import Interval
 
-POOL_CACHE = CACHE_DIR / "aiq-pools"
+POOL_CACHE = MODELS_DIR  # the shared model cache; pools live in its aiq-pools/ namespace
 MIXTURE_LABELS = ("auto", *dom.MIXTURE_LABELS)
 
 # Our domain -> the paper's domain it stands in for (the book labels every plot this way).
