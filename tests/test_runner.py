@@ -313,7 +313,9 @@ def test_orphaned_staging_and_a_stale_failed_notebook_are_cleaned_up(built):
     assert not orphan.exists() and live.exists()
     assert "removed soc-fig02-tiny.999999999.abcd" in report.getvalue()
     failed.write_text("{}")  # left from an earlier attempt; the figure is good now
-    plan(built, ["soc-fig02-tiny"])
+    run(built, ["soc-fig02-tiny"], dry_run=True, out=io.StringIO())
+    assert failed.exists()  # a dry run changes nothing
+    assert run(built, ["soc-fig02-tiny"], out=io.StringIO()) == []
     assert not failed.exists()
 
 

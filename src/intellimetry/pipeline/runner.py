@@ -105,10 +105,8 @@ def _task(project: Project, figure: Figure, profile: str, overrides: dict | None
     recorded = (read_sidecar(project.sidecar(out_profile, figure)) or {}).get("hashes")
     hashes = figure_hashes(figure, params, project.root, (recorded or {}).get("reads", ()))
     reasons = stale_reasons(hashes, recorded)
-    if not reasons:  # the figure is good: a failed notebook from an earlier attempt is stale news
-        project.failed_notebook(out_profile, figure).unlink(missing_ok=True)
-        if force:
-            reasons = ["forced"]
+    if force and not reasons:
+        reasons = ["forced"]
     return Task(figure, out_profile, params, hashes, reasons)
 
 
@@ -159,7 +157,10 @@ def remove_orphaned_staging(project: Project) -> list[Path]:
         pid = stage.name.rsplit(".", 2)[-2] if stage.name.count(".") >= 2 else ""
         if pid.isdigit() and _alive(int(pid)):
             continue
-        shutil.rmtree(stage, ignore_errors=True) if stage.is_dir() else stage.unlink(missing_ok=True)
+        if stage.is_dir():
+            shutil.rmtree(stage, ignore_errors=True)
+        else:
+            stage.unlink(missing_ok=True)
         removed.append(stage)
     return removed
 
@@ -282,6 +283,9 @@ def run(project: Project, ids: list[str], profile: str = "quick", overrides: dic
     if not dry_run:
         for orphan in remove_orphaned_staging(project):
             print(f"removed {orphan.name} left in {project.staging_dir} by an interrupted run", file=out)
+        for task in tasks:  # a good figure's .failed.ipynb from an earlier attempt is stale news
+            if not task.reasons:
+                project.failed_notebook(task.profile, task.figure).unlink(missing_ok=True)
     if dry_run or not stale:
         print(f"{len(stale)} of {len(tasks)} figure(s) stale" + ("" if dry_run else "; nothing to run"), file=out)
     else:
