@@ -113,3 +113,15 @@ def built_book(smoke_figures, tmp_path_factory) -> Path:
 
 def dedent(text: str) -> str:
     return textwrap.dedent(text).lstrip()
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """Torch on one thread for a test module (results are deterministic per thread count, and another
+    process may share the CPU); the previous count is restored afterwards."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

@@ -26,14 +26,7 @@ from intellimetry.gindex.synthesis import (
     score_program,
 )
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Another process shares the CPU: keep torch to one thread here, restore it afterwards."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def node(id_, type_, wires=(), **props):

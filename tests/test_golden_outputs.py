@@ -22,7 +22,6 @@ import random
 
 import numpy as np
 import pytest
-import torch
 
 from intellimetry.aiq.domains import (
     Domain,
@@ -64,14 +63,7 @@ from intellimetry.gindex.synthesis import (
     train_model,
 )
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Another process shares the CPU, and results are deterministic per thread count: one torch thread."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def sha(value) -> str:
