@@ -11,6 +11,7 @@ import numpy as np
 from scipy.stats import spearmanr
 from tqdm.auto import tqdm
 
+from intellimetry.checks import check_choice
 from intellimetry.gindex.divergence import divergence
 from intellimetry.gindex.domains import generate_corpus
 from intellimetry.gindex.flows import parse_flow
@@ -211,8 +212,7 @@ def by_program_size(result: ExperimentResult, test: list) -> dict[int, dict]:
 
 def _experience_of(result: ExperimentResult, unit: str, mode: str) -> float:
     """E of a trained model: its training FLOPs counted in `unit`, through `mode` (log2, ...)."""
-    if unit not in COMPUTE_UNITS:
-        raise ValueError(f"unknown compute unit {unit!r}; allowed: {', '.join(COMPUTE_UNITS)}")
+    check_choice("compute unit", unit, COMPUTE_UNITS)
     return experience(result.flops / COMPUTE_UNITS[unit], mode)
 
 

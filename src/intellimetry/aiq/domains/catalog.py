@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 from intellimetry.aiq.domains.cartpole import CARTPOLE_MAX_STEPS, cartpole_classification, heuristic_policy
-from intellimetry.aiq.domains.domain import Domain, _check_choice, _check_fraction, _split
+from intellimetry.aiq.domains.domain import Domain, _check_fraction, _split
 from intellimetry.aiq.domains.images import _digit_images, jitter_images, make_shapes
+from intellimetry.checks import check_choice
 
 IMAGE_DOMAINS: dict[str, str] = {
     "digits": "MNIST (real handwritten digits, 8x8, from scikit-learn)",
@@ -33,7 +34,7 @@ def load_domain(name: str, seed: int = 0, test_fraction: float = 0.25, **options
     in ``DEFAULT_OPTIONS[name]``) tune a generator; a domain made with non-default options carries them in
     its name, e.g. ``shapes10[n_images=500]``.
     """
-    _check_choice("domain", name, DOMAINS)
+    check_choice("domain", name, DOMAINS)
     test_fraction = _check_fraction(test_fraction)
     unknown = sorted(set(options) - set(DEFAULT_OPTIONS[name]))
     if unknown:

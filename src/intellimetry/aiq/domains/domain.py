@@ -90,11 +90,6 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     return view
 
 
-def _check_choice(kind: str, value, allowed) -> None:
-    if value not in allowed:
-        raise ValueError(f"unknown {kind} {value!r}; allowed: {', '.join(map(str, allowed))}")
-
-
 def _split(x: np.ndarray, y: np.ndarray, seed: int, test_fraction: float):
     """Stratified, seeded train/test split (scikit-learn's train_test_split)."""
     from sklearn.model_selection import train_test_split

@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from intellimetry.aiq.domains.domain import Domain, _check_choice
+from intellimetry.aiq.domains.domain import Domain
+from intellimetry.checks import check_choice
 
 NOISE_MODES = ("replace", "add")
 MIXTURE_LABELS = ("concatenate", "shared")
@@ -37,7 +38,7 @@ def with_noise(domain: Domain, level: float, seed: int = 0, mode: str = "replace
     ``mode="add"``: Gaussian noise of sd ``level`` (images: clipped to [0, 1]; vectors: sd times the
     feature's training-set sd).
     """
-    _check_choice("noise mode", mode, NOISE_MODES)
+    check_choice("noise mode", mode, NOISE_MODES)
     level = float(level)
     if not (0 <= level <= 1 if mode == "replace" else level >= 0) or not math.isfinite(level):
         raise ValueError(f"noise level must lie in [0, 1] for mode 'replace' and be >= 0 for 'add', got {level}")
@@ -118,9 +119,9 @@ def mixture(d1: Domain, d2: Domain, p: float, seed: int = 0, labels: str = "conc
     p = float(p)
     if not 0 <= p <= 1:
         raise ValueError(f"p must lie in [0, 1], got {p}")
-    _check_choice("label mode", labels, MIXTURE_LABELS)
+    check_choice("label mode", labels, MIXTURE_LABELS)
     if not isinstance(size, (int, np.integer)):
-        _check_choice("mixture size", size, MIXTURE_SIZES)
+        check_choice("mixture size", size, MIXTURE_SIZES)
     elif size < 1:
         raise ValueError(f"an integer mixture size must be positive, got {size}")
     rng = np.random.default_rng(seed)
