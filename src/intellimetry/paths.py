@@ -20,6 +20,8 @@ REPO_ROOT = PACKAGE_DIR.parents[1]
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
 DATA_DIR = REPO_ROOT / "data"
 REFERENCE_DIR = DATA_DIR / "reference"
+# The same folder relative to a checkout's root (the runner hashes files of other checkouts too).
+REFERENCE_FOLDER = REFERENCE_DIR.relative_to(REPO_ROOT).as_posix()
 FIGURES_DIR = REPO_ROOT / "figures"
 # Re-usable intermediate results (trained models, ...): see intellimetry.cache; ignored by git.
 CACHE_DIR = REPO_ROOT / ".cache"

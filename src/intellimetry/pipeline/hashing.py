@@ -74,14 +74,13 @@ def library_sources(figure: Figure, root: Path) -> list[str]:
     package = root / PACKAGE
     excluded = excluded_subpackages(figure)
     return sorted(f"{PACKAGE}/{entry.name}" for entry in package.iterdir()
-                  if entry.name not in excluded and (entry.is_dir() or _is_source(entry))
-                  and entry.name != "__pycache__" and not entry.name.endswith(".egg-info"))
+                  if entry.name not in excluded and entry.name != "__pycache__"
+                  and (entry.is_dir() or _is_source(entry)))
 
 
 def reference_inputs(reads: list[str]) -> list[str]:
     """Reference names as recorded by paths.reference_file -> paths relative to the root."""
-    folder = paths.REFERENCE_DIR.relative_to(paths.REPO_ROOT).as_posix()
-    return [f"{folder}/{name}" for name in reads]
+    return [f"{paths.REFERENCE_FOLDER}/{name}" for name in reads]
 
 
 def digest_of(mapping: dict) -> str:

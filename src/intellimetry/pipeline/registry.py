@@ -176,12 +176,9 @@ def _with_fragment(raw: dict, spec_path: Path) -> dict:
     return merged
 
 
-REFERENCE = paths.REFERENCE_DIR.relative_to(paths.REPO_ROOT).as_posix()
-
-
 def _check_inputs(inputs: tuple[str, ...], where: str) -> None:
     for item in inputs:
-        if item == REFERENCE or item.startswith(REFERENCE + "/"):
+        if item == paths.REFERENCE_FOLDER or item.startswith(paths.REFERENCE_FOLDER + "/"):
             raise RegistryError(f"{where}: inputs: {item!r} need not be declared: the reference files a "
                                 "figure reads (through paths.reference_file) are recorded and hashed "
                                 "automatically; remove it")
