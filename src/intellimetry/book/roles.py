@@ -3,6 +3,7 @@
     {result}`survival-fig01-levels:limited.alpha_fit%.2f`   our value, from the figure's JSON sidecar
     {paper}`survival/levels.yaml:levels.limited.condition`  the paper's value, from data/reference/
     {build}`profile`                                        the profile / commit the book was built from
+    {verdict}`aiq-fig07-force:fig07`                        the verdict the figure's run gave a paper item
     ```{provenance} survival-fig01-levels```                profile, parameters, commit, run time
     ```{build-table}```                                     that line for every figure in the book
 
@@ -22,6 +23,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from intellimetry import paths
+from intellimetry.verdicts import value_at
 
 logger = logging.getLogger(__name__)
 
@@ -47,12 +49,10 @@ def load_file(path: Path, env=None):
 
 def dig(data, dotted: str):
     """data['a']['b'] for 'a.b'; list items by index."""
-    for key in dotted.split("."):
-        try:
-            data = data[int(key)] if isinstance(data, list) else data[key]
-        except (KeyError, IndexError, ValueError, TypeError):
-            raise LookupFailed(f"no key {dotted!r} (stopped at {key!r})") from None
-    return data
+    try:
+        return value_at(data, dotted)
+    except KeyError as err:
+        raise LookupFailed(err.args[0]) from None
 
 
 SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
@@ -127,6 +127,17 @@ def lookup_paper(env, text: str) -> str:
     return format_value(dig(load_file(paths.REFERENCE_DIR / name, env), key), spec)
 
 
+def lookup_verdict(env, text: str) -> str:
+    fig_id, sep, item_id = text.strip().partition(":")
+    if not sep:
+        raise LookupFailed(f"{text!r} should look like <figure id>:<item id>, e.g. aiq-fig07-force:fig07")
+    verdicts = load_file(sidecar_path(Path(env.srcdir), fig_id), env).get("verdicts", {})
+    if item_id not in verdicts:
+        raise LookupFailed(f"{fig_id} recorded no verdict for item {item_id!r} (recorded: {sorted(verdicts)}); "
+                           "is the item's figure this one in items.yaml, and was the figure re-run?")
+    return verdicts[item_id]["verdict"]
+
+
 def lookup_build(env, text: str) -> str:
     return format_value(dig(load_file(Path(env.srcdir) / paths.GENERATED / "build.json", env), text.strip()))
 
@@ -172,6 +183,7 @@ def setup(app):
     app.add_role("result", _role(lookup_result))
     app.add_role("paper", _role(lookup_paper))
     app.add_role("build", _role(lookup_build))
+    app.add_role("verdict", _role(lookup_verdict))
     app.add_directive("provenance", ProvenanceDirective)
     app.add_directive("build-table", BuildTableDirective)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -8,17 +8,22 @@ import intellimetry
 from intellimetry import paths
 from intellimetry.atomic import atomic_path, write_json
 from intellimetry.provenance import INTERACTIVE, git_commit, run_context
+from intellimetry.verdicts import judge_figure
 
 FORMATS = ("svg", "png")
 
 
 def save_figure(fig, fig_id: str, values: dict | None = None, formats: tuple[str, ...] = FORMATS) -> Path:
-    """Write <fig_id>.svg/.png and the JSON sidecar (id, profile, parameters, hash, commit, values).
+    """Write <fig_id>.svg/.png and the JSON sidecar (id, profile, parameters, hash, commit, values, verdicts).
+
+    The verdicts judge every paper item that names this figure (data/reference/<paper>/items.yaml)
+    against `values`; see intellimetry.verdicts. They are printed, so the executed notebook shows them.
 
     Under the runner the files go to its staging folder and are published after a clean run; in an
     interactive session they go to figures/interactive/<paper>/. Returns the sidecar path.
     """
     context = run_context()
+    verdicts = judge_figure(fig_id, values or {})
     if context["figure_id"] not in (None, fig_id):
         raise ValueError(f"this notebook runs as {context['figure_id']!r} but saves {fig_id!r}: "
                          "one notebook, one figure id")
@@ -35,11 +40,14 @@ def save_figure(fig, fig_id: str, values: dict | None = None, formats: tuple[str
         "saved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "files": [f"{fig_id}.{fmt}" for fmt in formats],
         "values": values or {},
+        "verdicts": verdicts,
         # what the runner hashes as this figure's reference inputs (see paths.reference_file)
         "reference_files": paths.references_read(),
     }
     path = out_dir / f"{fig_id}.json"
     write_json(path, sidecar)
+    for item_id, record in verdicts.items():
+        print(f"{record['label']} ({item_id}): {record['verdict']}: {record['criterion']}; ours = {record['ours']}")
     return path
 
 
