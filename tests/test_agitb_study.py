@@ -3,14 +3,16 @@ candidate's adaptation, the verdict summary and the benchmark table."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from intellimetry.agitb.axioms import Result
-from intellimetry.agitb.inputs import BITS, random_input
+from intellimetry.agitb.axioms import Result, noisy_sequence
+from intellimetry.agitb.inputs import ALL_ONES, BITS, match, random_input
 from intellimetry.agitb.study import (
     MARKS,
     adaptation,
     benchmark_table,
     code_matches_paper,
+    denoising_by_echo,
     first_failure,
     formula_checks,
     input_with_bits,
@@ -48,7 +50,9 @@ def test_adaptation_of_a_model_that_always_predicts_zero():
 
 def test_pass_scores():
     assert pass_scores([9, 8, 7, 10, 10, 10], 3) == {"bits_right_first_pass": 24, "bits_right_last_pass": 30,
-                                                     "bits_per_pass": 3 * BITS}
+                                                     "bits_per_pass": 3 * BITS, "bits_gained": 6}
+    # a model that gets worse has a negative gain (Fig. 2's criterion then fails)
+    assert pass_scores([10, 10, 9, 8], 2)["bits_gained"] == -3
 
 
 def test_verdict_summary_by_hand():
@@ -65,6 +69,12 @@ def test_verdict_summary_by_hand():
     assert order1["liveness"] == {"batch": 4, "z": 0.1, "pairs": 10, "slower": False, "limit": 2.0}
     assert summary["any_passes_all"] is True
     assert verdict_summary({"order-1": bad}, liveness)["any_passes_all"] is False
+    # failing only the timed test 12 passes every untimed test
+    slow = [Result(1, "a", "pass", 1.0), Result(12, "real_time_liveness", "fail", 1.0)]
+    timed = verdict_summary({"echo": slow, "order-1": bad}, liveness)
+    assert timed["any_passes_all"] is False and timed["any_passes_all_untimed"] is True
+    assert summary["any_passes_all_untimed"] is True
+    assert verdict_summary({"order-1": bad}, liveness)["any_passes_all_untimed"] is False
 
 
 def test_benchmark_table_adds_the_code_column_and_compares_it():
@@ -81,3 +91,25 @@ def test_benchmark_table_adds_the_code_column_and_compares_it():
     rows, _ = benchmark_table(paper)
     checked = code_matches_paper(rows, paper)
     assert checked["matches_paper"]["Input dimensionality"] is False and checked["all_code_rows_match"] is False
+
+
+def test_noisy_sequence_corrupts_the_first_element_admissibly():
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        sequence, corrupted = noisy_sequence(rng, 7)
+        assert corrupted != sequence[0] and corrupted & (sequence[1] | sequence[-1]) == 0
+
+
+def test_denoising_by_echo_by_hand():
+    trials, runs = 30, 4
+    echo = denoising_by_echo(np.random.default_rng(5), trials, runs)
+    # the same draws, scored by hand
+    rng = np.random.default_rng(5)
+    draws = [noisy_sequence(rng, 7) for _ in range(trials * runs)]
+    scores = [[(match(c, s[0]), match(0, s[0]), match(ALL_ONES, s[0])) for s, c in draws[t * runs:(t + 1) * runs]]
+              for t in range(trials)]
+    passed = [sum(r[0] for r in t) > max(sum(r[1] for r in t), sum(r[2] for r in t)) for t in scores]
+    assert echo["echo_trial_pass_rate"] == sum(passed) / trials
+    assert echo["echo_bits"] == sum(match(c, s[0]) for s, c in draws) / (trials * runs)
+    # every bit is right for exactly one of the two constant guesses
+    assert echo["zeros_bits"] + echo["ones_bits"] == pytest.approx(BITS)

@@ -191,10 +191,7 @@ def denoising(c: Context) -> None:
     n = c.settings.sequence_length
     score = zeros = ones = 0
     for _ in range(c.settings.runs_per_trial):
-        sequence = _sequence_with_room_for_noise(c.rng, n)
-        corrupted = sequence[0]
-        while corrupted == sequence[0]:
-            corrupted = random_input(c.rng, sequence[1], sequence[-1])
+        sequence, corrupted = noisy_sequence(c.rng, n)
         a = c.fresh()
         for _ in range(5 * n):
             a.feed_all(sequence)
@@ -204,6 +201,16 @@ def denoising(c: Context) -> None:
         ones += match(ALL_ONES, sequence[0])
     require(score > zeros and score > ones,
             f"denoised score {score} does not beat all-zeros {zeros} and all-ones {ones}")
+
+
+def noisy_sequence(rng, n: int) -> tuple[list[int], int]:
+    """One run of test 10: a cyclic sequence and the corrupted first element, an admissible input
+    other than sequence[0] (masked by sequence[1] and sequence[-1])."""
+    sequence = _sequence_with_room_for_noise(rng, n)
+    corrupted = sequence[0]
+    while corrupted == sequence[0]:
+        corrupted = random_input(rng, sequence[1], sequence[-1])
+    return sequence, corrupted
 
 
 def _sequence_with_room_for_noise(rng, n: int) -> list[int]:

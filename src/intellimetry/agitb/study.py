@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from intellimetry.agitb.inputs import BITS, SEQUENCE_LENGTH, match, random_input
+from intellimetry.agitb.axioms import noisy_sequence
+from intellimetry.agitb.inputs import ALL_ONES, BITS, SEQUENCE_LENGTH, match, random_input
 from intellimetry.agitb.models import load_model
 from intellimetry.agitb.protocol import Subject
 from intellimetry.agitb.search_space import count_all, count_cyclic_refractory, count_refractory, enumerate_counts
@@ -55,14 +56,18 @@ def adaptation(candidate: str, sequence: list[int], passes: int) -> dict:
 
 
 def pass_scores(matches: list[int], sequence_length: int) -> dict:
-    """Bits predicted right over the first and the last pass, out of BITS per step of a pass."""
-    return {"bits_right_first_pass": sum(matches[:sequence_length]),
-            "bits_right_last_pass": sum(matches[-sequence_length:]), "bits_per_pass": BITS * sequence_length}
+    """Bits predicted right over the first and the last pass, out of BITS per step of a pass, and
+    the gain from the first to the last (Fig. 2's claim: adapting to errors improves the prediction)."""
+    first, last = sum(matches[:sequence_length]), sum(matches[-sequence_length:])
+    return {"bits_right_first_pass": first, "bits_right_last_pass": last,
+            "bits_per_pass": BITS * sequence_length, "bits_gained": last - first}
 
 
 # --------------------------------------------------------------------------- Table 0: the verdicts
 
 MARKS = {"pass": "✓", "fail": "✗", "not reached": "·"}
+# Tests whose verdict rests on wall-clock timings, so it can change between runs with the same seed.
+TIMED_TESTS = (12,)
 LIVENESS_KEYS = ("batch", "z", "pairs", "slower", "limit")
 
 
@@ -73,7 +78,8 @@ def first_failure(rows) -> int | None:
 
 def verdict_summary(results: dict, liveness: dict) -> dict:
     """Per candidate (key without dashes): tests passed, the first failure, the time taken, every
-    test's result with its mark, and the liveness measurement; and whether any passes every test."""
+    test's result with its mark, and the liveness measurement; and whether any passes every test,
+    and every test whose verdict does not rest on timings (the seeded ones, reproducible exactly)."""
     candidates = {name.replace("-", "_"): {
         "passed": sum(r.verdict == "pass" for r in rows),
         "first_failure": first_failure(rows),
@@ -82,7 +88,24 @@ def verdict_summary(results: dict, liveness: dict) -> dict:
         "liveness": {k: liveness[name][k] for k in LIVENESS_KEYS},
     } for name, rows in results.items()}
     return {"candidates": candidates,
-            "any_passes_all": any(all(r.verdict == "pass" for r in rows) for rows in results.values())}
+            "any_passes_all": any(all(r.verdict == "pass" for r in rows) for rows in results.values()),
+            "any_passes_all_untimed": any(all(r.verdict == "pass" for r in rows if r.number not in TIMED_TESTS)
+                                          for rows in results.values())}
+
+
+def denoising_by_echo(rng: np.random.Generator, trials: int, runs_per_trial: int,
+                      sequence_length: int = SEQUENCE_LENGTH) -> dict:
+    """Test 10 scored for a model that predicts the corrupted input itself (as a lookup table does
+    once the corruption has overwritten the successor of the sequence's last element): mean bits
+    right per run for it and for the all-zeros and all-ones guesses, and the share of trials it
+    passes (a trial passes when its score over `runs_per_trial` runs beats both guesses)."""
+    runs = np.array([[match(c, s[0]), match(0, s[0]), match(ALL_ONES, s[0])]
+                     for s, c in (noisy_sequence(rng, sequence_length) for _ in range(trials * runs_per_trial))])
+    per_trial = runs.reshape(trials, runs_per_trial, 3).sum(axis=1)
+    passed = (per_trial[:, 0] > per_trial[:, 1]) & (per_trial[:, 0] > per_trial[:, 2])
+    echo, zeros, ones = runs.mean(axis=0)
+    return {"echo_bits": float(echo), "zeros_bits": float(zeros), "ones_bits": float(ones),
+            "echo_trial_pass_rate": float(passed.mean()), "trials": trials}
 
 
 # --------------------------------------------------------------------------- Table 1: benchmarks
