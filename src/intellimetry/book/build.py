@@ -66,6 +66,8 @@ def assemble(project: Project, book_dir: Path, profile: str = "quick") -> dict:
         record["figures"][figure.id] = {
             "profile": source_profile, "parameters": sidecar["parameters"], "commit": sidecar["commit"],
             "wall_time_s": sidecar.get("wall_time_s"), "up_to_date": current == recorded["total"]}
+    times = [info["wall_time_s"] or 0 for info in record["figures"].values()]
+    record["notebook_minutes"] = round(sum(times) / 60, 1)
     for path in sorted(generated.rglob("*")) if generated.exists() else []:
         if path.is_file() and path not in wanted and path.name != "build.json":
             path.unlink()
