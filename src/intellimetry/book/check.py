@@ -3,11 +3,14 @@
     python -m intellimetry.book check book/_build/html [--screenshot PAGE.html OUT.png]
 
 Fails (exit 1) on: an image that did not load, a resource request that failed (script, style, font,
-MathJax), an internal link to a missing page or anchor, or a Python traceback in a notebook output.
+MathJax), an internal link to a missing page or anchor, a Python traceback in a notebook output,
+role syntax a reader would see (`{paper}`...`), TeX that MathJax left unrendered or could not parse,
+and a figure whose text is smaller than READABLE_PX as shown at the page width.
 """
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -16,7 +19,21 @@ from urllib.parse import unquote, urlparse
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
-# Runs in the page after load: broken images, internal links, traceback text in outputs, element ids.
+# The smallest text a figure may show, in CSS pixels at the width the page displays it: 6 pt at 96 dpi,
+# the usual minimum for figure text at its final size in journals.
+READABLE_PX = 8.0
+VIEWPORT = {"width": 1280, "height": 900}
+
+# Text a reader should never see: a role that was not rendered, or TeX that MathJax did not typeset.
+VISIBLE_SOURCE = re.compile(r"\{(?:result|paper|build|verdict|ref|doc|math)\}`|(?<!\\)\$\$|\\\(|\\\[|"
+                            r"\\(?:frac|alpha|le|ge|times|sum|mathrm|text)\b")
+
+# MathJax typesets after the load event: wait for it before reading what the reader sees.
+MATHJAX_DONE = ("() => (window.MathJax && MathJax.startup && MathJax.startup.promise)"
+                " ? MathJax.startup.promise.then(() => 1) : 1")
+
+# Runs in the page after load: broken images, internal links, traceback text in outputs, element ids,
+# the prose as the reader sees it (code and math left out), MathJax errors, SVG figures' shown widths.
 PAGE_SCRIPT = """() => ({
   brokenImages: [...document.images].filter(i => !i.complete || i.naturalWidth === 0)
                  .map(i => i.getAttribute('src')),
@@ -25,6 +42,17 @@ PAGE_SCRIPT = """() => ({
                  .map(o => o.innerText).filter(t => /Traceback \\(most recent call last\\)|Error: /.test(t)
                  && /Traceback|^\\w+Error: /m.test(t)).map(t => t.slice(0, 300)),
   ids: [...document.querySelectorAll('[id]')].map(e => e.id),
+  prose: (() => {
+    const main = document.querySelector('main') || document.body;
+    const copy = main.cloneNode(true);
+    copy.querySelectorAll('pre, code, mjx-container, script, style, .cell_input').forEach(e => e.remove());
+    return copy.textContent;
+  })(),
+  mathErrors: [...document.querySelectorAll('mjx-merror, .MathJax_Error')].map(e => e.textContent.slice(0, 120)),
+  mathSources: (window.MathJax && MathJax.startup && MathJax.startup.document)
+                 ? Array.from(MathJax.startup.document.math).map(m => m.math) : [],
+  svgFigures: [...document.images].filter(i => /\\.svg$/i.test(i.src))
+                 .map(i => [i.getAttribute('src'), i.src, i.getBoundingClientRect().width]),
 })"""
 
 
@@ -49,20 +77,71 @@ def check_book(html_dir: Path, chromium: str | None = None) -> list[str]:
     problems, links, ids = [], {}, {}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium or find_chromium(), args=CHROMIUM_ARGS)
-        page = browser.new_page()
+        page = browser.new_page(viewport=VIEWPORT)
         failed = []
         page.on("requestfailed", lambda request: failed.append(request.url))
         for path in pages:
             failed.clear()
             name = path.relative_to(html_dir).as_posix()
             page.goto(path.as_uri(), wait_until="networkidle")
+            page.evaluate(MATHJAX_DONE)
             found = page.evaluate(PAGE_SCRIPT)
             problems += [f"{name}: image did not load: {src}" for src in found["brokenImages"]]
             problems += [f"{name}: request failed: {url}" for url in failed if url.startswith("file:")]
             problems += [f"{name}: traceback in output: {text!r}" for text in found["tracebacks"]]
+            problems += [f"{name}: {problem}" for problem in visible_source(found["prose"])]
+            problems += [f"{name}: MathJax could not typeset: {text!r}" for text in found["mathErrors"]]
+            problems += [f"{name}: prose or a role typeset as a formula: {tex[:120]!r}"
+                         for tex in found["mathSources"] if prose_in_tex(tex)]
+            problems += [f"{name}: {problem}" for problem in small_figure_text(found["svgFigures"])]
             links[path], ids[path] = found["links"], set(found["ids"])
         browser.close()
     return problems + _broken_links(links, ids)
+
+
+def visible_source(prose: str) -> list[str]:
+    """Role syntax or TeX source in the text a reader sees (math and code already removed)."""
+    return [f"visible source text {prose[max(m.start() - 40, 0):m.end() + 40]!r}"
+            for m in VISIBLE_SOURCE.finditer(prose)]
+
+
+TEX_NAMES = re.compile(r"\\(?:text|mathrm|operatorname|mbox)\{[^}]*\}|\\[A-Za-z]+")
+PROSE_WORDS = re.compile(r"[A-Za-z]{3,}\W+[A-Za-z]{3,}\W+[A-Za-z]{3,}")
+
+
+def prose_in_tex(tex: str) -> bool:
+    """A formula that holds a role or running words: two `$` amounts that dollarmath paired."""
+    return "`" in tex or bool(PROSE_WORDS.search(TEX_NAMES.sub(" ", tex)))
+
+
+def svg_text_sizes(svg: str) -> list[float]:
+    """The font size of every text element of a matplotlib SVG (text kept as text: svg.fonttype none),
+    in SVG units; a text's size is its largest part, so a superscript is judged with its base."""
+    sizes = []
+    for element in re.findall(r"<text\b.*?</text>", svg, flags=re.S):
+        found = [float(x) for x in re.findall(r"font-size:\s*([\d.]+)px", element)]
+        if found and re.sub(r"<[^>]+>", "", element).strip():
+            sizes.append(max(found))
+    return sizes
+
+
+def small_figure_text(figures: list) -> list[str]:
+    """Figures whose smallest text, scaled to the width the page shows them at, is below READABLE_PX."""
+    problems = []
+    for src, url, shown_width in figures:
+        path = Path(unquote(urlparse(url).path))
+        if not path.is_file() or not shown_width:
+            continue
+        svg = path.read_text(encoding="utf-8")
+        view_box = re.search(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+)', svg)
+        sizes = svg_text_sizes(svg)
+        if not view_box or not sizes:
+            continue
+        smallest = min(sizes) * shown_width / float(view_box.group(1))
+        if smallest < READABLE_PX:
+            problems.append(f"figure text too small to read: {src} shows text at {smallest:.1f} px "
+                            f"(at least {READABLE_PX:g} px; enlarge the fonts or narrow the figure)")
+    return problems
 
 
 def _broken_links(links: dict[Path, list[str]], ids: dict[Path, set[str]]) -> list[str]:
@@ -87,7 +166,7 @@ def screenshot(page_path: Path, out: Path, chromium: str | None = None, width: i
 
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium or find_chromium(), args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": width, "height": 900})
+        page = browser.new_page(viewport={**VIEWPORT, "width": width})
         page.goto(Path(page_path).resolve().as_uri(), wait_until="networkidle")
         page.screenshot(path=str(out), full_page=True)
         browser.close()
