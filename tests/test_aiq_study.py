@@ -172,7 +172,12 @@ def test_entropy_prediction_ranks_and_counts_entropies_inside_the_interval():
     # entropy ÷ max = (0.1, 1.0, 0.5): outside [0.2, 0.3], inside [0.75, 1.25], inside [0.375, 0.625]
     summary = study.entropy_prediction(["a", "b", "c"], results, np.array([1.0, 10.0, 5.0]))
     assert summary == {"ranking_by_mccp": ["a", "c", "b"], "most_complex": "b", "least_complex": "a",
-                       "spearman_mccp_entropy": pytest.approx(1.0), "entropy_inside_interval": 2}
+                       "most_complex_paper": "b", "least_complex_paper": "a",
+                       "spearman_mccp_entropy": pytest.approx(1.0), "entropy_inside_interval": 2,
+                       "entropy_all_inside_interval": False}
+    named = study.entropy_prediction(["cartpole", "shapes100"], results[:2], np.array([0.25, 1.0]))
+    assert (named["least_complex_paper"], named["most_complex_paper"]) == ("CartPole", "CIFAR100")
+    assert named["entropy_all_inside_interval"] is True
 
 
 def test_noise_summary_fits_the_quadratic_and_splits_the_entropy_gain():
@@ -192,15 +197,13 @@ def test_duplication_summary_spread_overlap_and_ratios():
     overlapping = _complexities((100.0, 90.0, 130.0), (120.0, 110.0, 140.0), (110.0, 100.0, 120.0))
     summary = study.duplication_summary([1, 2, 4], overlapping, [10.0, 20.0, 40.0])
     assert summary == {"mccp_relative_spread": pytest.approx(20 / 110), "intervals_overlap": True,
-                       "overlap_text": "overlap", "entropy_ratio_last_first": 4.0, "copies_ratio_last_first": 4.0}
+                       "overlap_text": "overlap", "entropy_ratio_last_first": 4.0, "copies_ratio_last_first": 4.0,
+                       "entropy_per_copy_ratio": 1.0}
     apart = study.duplication_summary([1, 2], _complexities((100.0, 90.0, 105.0), (120.0, 110.0, 130.0)), [1.0, 2.0])
     assert apart["intervals_overlap"] is False and apart["overlap_text"] == "do not all overlap"
 
 
-def test_linear_fit_and_stepwise_correlations():
-    slope, intercept, r = study.linear_fit([1, 2, 3], [3.0, 5.0, 7.0])
-    assert (slope, intercept, r) == (pytest.approx(2.0), pytest.approx(1.0), pytest.approx(1.0))
-    assert np.isnan(study.linear_fit([1, 2], [3.0, 5.0])[2])  # R needs three points
+def test_stepwise_correlations():
     # MCCP 1, 2, 4, 7: changes 1, 2, 3 equal the stepwise DS exactly; levels 2, 4, 7 nearly so
     level, change = study.stepwise_correlations([1.0, 2.0, 4.0, 7.0], np.array([1.0, 2.0, 3.0]))
     assert change == pytest.approx(1.0)

@@ -56,6 +56,13 @@ SUITE = tuple(STAND_INS)
 PAPER_DOMAINS = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST", "cifar10": "CIFAR10", "cifar100": "CIFAR100"}
 
 
+def paper_domain(name: str) -> str:
+    """The paper's name for one of our domains: 'shapes100' -> 'CIFAR100', 'cifar100' -> 'CIFAR100'
+    (variants such as 'digits[0,1]' keep their base's name; an unknown name is returned as it is)."""
+    base = name.split("[", 1)[0]
+    return STAND_INS.get(base) or PAPER_DOMAINS.get(base, name)
+
+
 def stand_in_label(name: str) -> str:
     """'digits' -> 'digits (MNIST)': our domain with the paper's domain it replaces."""
     base = name.split("[", 1)[0]
@@ -456,6 +463,32 @@ def stepwise_dissimilarity(domains: list, spec: MixSpec, progress: bool = True) 
 
 # --------------------------------------------------------------------------- what the figures quote
 
+def rank_trend(x, y) -> tuple[float, float]:
+    """Spearman ρ of y on x and its two-sided p-value. Fewer than three points or a constant series
+    carry no evidence of a trend: (0.0, 1.0), so a criterion on the trend fails instead of erroring."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return 0.0, 1.0
+    rho, p = spearmanr(x, y)
+    return float(rho), float(p)
+
+
+def trend_values(key: str, x, y) -> dict:
+    """{key: Spearman ρ, key_p: its p-value}: a rank trend as a figure records it."""
+    rho, p = rank_trend(x, y)
+    return {key: rho, f"{key}_p": p}
+
+
+def half_slopes(x, y) -> tuple[float, float]:
+    """Mean slope of y over the first and the second half of x (split at the middle point), so a
+    curve that rises fast and then levels off has a first slope above the second."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(x) < 3:
+        return float("nan"), float("nan")
+    mid = len(x) // 2
+    return float((y[mid] - y[0]) / (x[mid] - x[0])), float((y[-1] - y[mid]) / (x[-1] - x[mid]))
+
+
 def mccp_estimates(complexities) -> np.ndarray:
     """The MCCP point estimate of each domain (or setting of a sweep), in order."""
     return np.array([c.interval.estimate for c in complexities])
@@ -482,33 +515,32 @@ def volume_share(value: float, full: float) -> float:
     return float(value / full) if full else 0.0
 
 
-def linear_fit(x, y) -> tuple[float, float, float]:
-    """Least-squares line (slope, intercept) and Pearson R; R needs three points, else NaN."""
-    slope, intercept = np.polyfit(x, y, 1)
-    r = pearsonr(x, y)[0] if len(x) > 2 else float("nan")
-    return slope, intercept, r
-
-
 def entropy_prediction(names, complexities, entropy) -> dict:
-    """MCCP against the entropic prediction: the ranking by MCCP, the rank correlation, and how many
-    normalised entropies fall inside the normalised MCCP interval."""
+    """MCCP against the entropic prediction: the ranking by MCCP (its ends also under the paper's
+    names), the rank correlation, and how many normalised entropies fall inside the normalised MCCP
+    interval (and whether all do)."""
     mccps = mccp_estimates(complexities)
     _, low, high = relative_intervals(complexities)
     order = [names[i] for i in np.argsort(mccps)]
     inside = [bool(lo <= e <= hi) for e, lo, hi in zip(normalise_across(entropy), low, high)]
     return {"ranking_by_mccp": order, "most_complex": order[-1], "least_complex": order[0],
-            "spearman_mccp_entropy": float(spearmanr(mccps, entropy)[0]), "entropy_inside_interval": int(sum(inside))}
+            "most_complex_paper": paper_domain(order[-1]), "least_complex_paper": paper_domain(order[0]),
+            "spearman_mccp_entropy": float(spearmanr(mccps, entropy)[0]), "entropy_inside_interval": int(sum(inside)),
+            "entropy_all_inside_interval": all(inside)}
 
 
 def noise_summary(levels, complexities, entropy) -> dict:
     """MCCP and entropy against the noise level: a quadratic fit of MCCP (the paper's curve), rank
-    correlations, and the entropy gained in the first and second half of the sweep."""
+    trends with p-values, the entropy gained in the first and second half of the sweep, and whether
+    it levels off (rises over the first half, and faster than over the second)."""
     mccps = mccp_estimates(complexities)
     quadratic = np.polyfit(levels, mccps, 2) if len(levels) > 2 else [float("nan")] * 3
     middle = len(entropy) // 2
+    first, second = half_slopes(levels, entropy)
     return {"quadratic": [float(c) for c in quadratic],
-            "spearman_noise_mccp": float(spearmanr(levels, mccps)[0]),
-            "spearman_noise_entropy": float(spearmanr(levels, entropy)[0]),
+            **trend_values("spearman_noise_mccp", levels, mccps),
+            **trend_values("spearman_noise_entropy", levels, entropy),
+            "entropy_levels_off": bool(first > 0 and first > second),
             "entropy_gain_first_half": float(entropy[middle] - entropy[0]),
             "entropy_gain_second_half": float(entropy[-1] - entropy[middle]),
             "mccp_clean": float(mccps[0]), "mccp_noisiest": float(mccps[-1])}
@@ -516,13 +548,15 @@ def noise_summary(levels, complexities, entropy) -> dict:
 
 def duplication_summary(copies, complexities, entropy) -> dict:
     """Copies of the data leave MCCP unchanged but multiply the entropy: MCCP's relative spread,
-    whether all intervals share a point, and the entropy ratio beside the copies ratio."""
+    whether all intervals share a point, and the entropy ratio beside the copies ratio (their
+    quotient is 1 when the entropy grows in proportion to the copies)."""
     mccps = mccp_estimates(complexities)
     overlap = max(c.interval.low for c in complexities) <= min(c.interval.high for c in complexities)
     return {"mccp_relative_spread": float((mccps.max() - mccps.min()) / mccps.mean()),
             "intervals_overlap": bool(overlap), "overlap_text": "overlap" if overlap else "do not all overlap",
             "entropy_ratio_last_first": float(entropy[-1] / entropy[0]),
-            "copies_ratio_last_first": float(copies[-1] / copies[0])}
+            "copies_ratio_last_first": float(copies[-1] / copies[0]),
+            "entropy_per_copy_ratio": float(entropy[-1] / entropy[0] / (copies[-1] / copies[0]))}
 
 
 def stepwise_correlations(mccps, step_ds) -> tuple[float, float]:
@@ -532,6 +566,76 @@ def stepwise_correlations(mccps, step_ds) -> tuple[float, float]:
     if len(step_ds) <= 2:
         return float("nan"), float("nan")
     return pearsonr(mccps[1:], step_ds)[0], pearsonr(np.abs(np.diff(mccps)), step_ds)[0]
+
+
+def mccp_curve_summary(curve: MCCPCurve, pool) -> dict:
+    """One pool's MCCP curve: its area, how its bins were filled, the pool's size range and best
+    accuracy, and the rank trend of the minimal size on the performance level over the bins a
+    trained network fills (the filled-in bins follow the rules, not the data)."""
+    sources = {s: int((curve.source == s).sum()) for s in sorted(set(curve.source))}
+    observed = curve.source == "observed"
+    rho, p = rank_trend(curve.centres[observed], curve.sizes[observed])
+    return {"mccp": curve.area, "smallest_size": min(a.size for a in pool), "largest_size": max(a.size for a in pool),
+            "best_accuracy": max(a.accuracy for a in pool), "bins_by_source": sources,
+            "observed_bins": sources.get("observed", 0), "size_trend": {"rho": rho, "p": p}}
+
+
+def class_count_summary(class_counts, complexities) -> dict:
+    """MCCP against the number of classes: the rank trend, the first and last increments, and
+    whether the increase diminishes (a steeper mean slope over the first half of the counts)."""
+    mccps = mccp_estimates(complexities)
+    increments = np.diff(mccps)
+    first, second = half_slopes(class_counts, mccps)
+    return {**trend_values("spearman_classes_mccp", class_counts, mccps),
+            "first_increment": float(increments[0]) if len(increments) else float("nan"),
+            "last_increment": float(increments[-1]) if len(increments) else float("nan"),
+            "slope_first_half": first, "slope_second_half": second, "diminishing_returns": bool(first > second),
+            "mccp_fewest": float(mccps[0]), "mccp_most": float(mccps[-1])}
+
+
+def cartpole_sweep_summary(name: str, settings, complexities, data, entropy=None) -> dict:
+    """MCCP of CartPole over a swept setting (force or gravity): the rank trend, and how well the
+    teachers and the pools did, as t / 200: the lowest teacher score and the lowest best score of a
+    pool over the settings. A pool whose best network controls the cart fully at every setting
+    was never pushed by the setting; a teacher that does means the data carries a solution. With
+    ``entropy`` (one per setting), its rank trend and values too."""
+    mccps = mccp_estimates(complexities)
+    teacher = [d.teacher.mean_length / d.control_task().max_steps for d in data]
+    per_setting = {f"{x:g}": {**r.summary(), "teacher_steps": d.teacher.mean_length, "teacher_performance": float(t),
+                              "samples": len(d.domain.y_train) + len(d.domain.y_test)}
+                   for x, r, d, t in zip(settings, complexities, data, teacher)}
+    out = {**trend_values(f"spearman_{name}_mccp", settings, mccps),
+           "lowest_best_performance": float(min(r.best_performance for r in complexities)),
+           "teacher_lowest_performance": float(min(teacher)), "settings": per_setting}
+    if entropy is not None:
+        out.update(trend_values(f"spearman_{name}_entropy", settings, entropy))
+        for key, e in zip(per_setting, entropy):
+            per_setting[key]["entropy"] = float(e)
+    return out
+
+
+def mixing_summary(curve: Mixing, paper: float) -> dict:
+    """One mixing curve beside the paper's DS: ours, the gap and ratio, the two single-domain
+    performances and their gap, the spread of the curve, and its share below the diagonal."""
+    ds = curve.dissimilarity
+    return {"dissimilarity": ds, "paper_dissimilarity": paper, "dissimilarity_gap": ds - paper,
+            "dissimilarity_ratio": ds / paper, "labels": curve.labels, "v_first": curve.v_first,
+            "v_second": curve.v_second, "performance_gap": abs(curve.v_first - curve.v_second),
+            "performance_mean": float(curve.performance.mean()), "performance_sd": float(curve.performance.std()),
+            "share_below_diagonal": curve.share_below_diagonal, "p": curve.p.tolist(),
+            "performance": curve.performance.tolist()}
+
+
+def subset_dissimilarity_summary(subset_sizes, ds) -> dict:
+    """DS of the first n classes from the full domain against n: the least-squares line, its Pearson
+    R with the two-sided p-value, and the two ends. Below three points or with a constant DS there is
+    no evidence of a trend: R = 0, p = 1."""
+    ds = np.asarray(ds, dtype=float)
+    slope, intercept = np.polyfit(subset_sizes, ds, 1)
+    r, p = pearsonr(subset_sizes, ds) if len(ds) > 2 and np.ptp(ds) > 0 else (0.0, 1.0)
+    return {"dissimilarity": {str(n): float(d) for n, d in zip(subset_sizes, ds)}, "r_linear": float(r),
+            "r_linear_p": float(p), "slope": float(slope), "intercept": float(intercept),
+            "ds_smallest_subset": float(ds[0]), "ds_full": float(ds[-1])}
 
 
 def setting_dissimilarity_summary(settings, matrix) -> dict:
@@ -565,6 +669,29 @@ def dissimilarity_structure(ds, gaps) -> dict:
             "pearson_ds_vs_mccp_gap": float(pearsonr(ds[off], gaps[off])[0])}
 
 
+# The paper's groups of similar domains in its suite (§3.3.3); the CartPole group needs CartPole3D.
+NIST = ("MNIST", "Fashion-MNIST")
+
+
+def group_structure(ds, names, group=NIST) -> dict:
+    """Is each domain closest to itself (its DS with itself below every DS to or from another), and
+    are the members of ``group`` (the paper's names) closer to each other (symmetrised DS) than any
+    member is to a domain outside it? False where fewer than two members are in the suite. Also
+    whether the diagonal's mean lies below the off-diagonal mean."""
+    ds = np.asarray(ds, dtype=float)
+    off = ~np.eye(len(ds), dtype=bool)
+    self_lowest = all(ds[i, i] < min(ds[i, off[i]].min(), ds[off[:, i], i].min()) for i in range(len(ds)))
+    sym = (ds + ds.T) / 2
+    members = [i for i, n in enumerate(names) if paper_domain(n) in group]
+    others = [i for i in range(len(names)) if i not in members]
+    grouped = False
+    if len(members) >= 2 and others:
+        inside = max(sym[i, j] for i in members for j in members if i != j)
+        grouped = bool(inside < min(sym[i, j] for i in members for j in others))
+    return {"self_lowest": bool(self_lowest), "nist_grouped": grouped,
+            "diagonal_below_off_diagonal": bool(np.diag(ds).mean() < ds[off].mean())}
+
+
 def space_dimensions(embedding: Embedding) -> dict:
     """How many dimensions the multilateration found: the eigenvalues, the positive ones, those
     holding over 10 % of the absolute eigenvalue sum, the non-Euclidean share and the stress."""
@@ -577,16 +704,18 @@ def space_dimensions(embedding: Embedding) -> dict:
 
 
 def suite_summary(suite: Suite, complexity_scale: str, anchors: int | None, paper_dot_product: float) -> dict:
-    """What the book quotes about a measured suite: MCCP per domain, the DS matrix and its structure
-    beside the paper's dot product, the space's dimensions under this complexity scale and the other
-    one, each domain's point and the simplest domain."""
+    """What the book quotes about a measured suite: MCCP per domain (also under the paper's names),
+    the DS matrix, its structure and groups beside the paper's dot product, the space's dimensions
+    under this complexity scale and the other one, each domain's point and the simplest domain."""
     mccps = mccp_estimates(suite.complexities)
     structure = dissimilarity_structure(suite.dissimilarity, mccp_gaps(mccps))
     other_scale = "log" if complexity_scale == "max" else "max"
     other = intelligence_space(suite.names, mccps, suite.dissimilarity, other_scale, anchors).embedding
     space = suite.space
     return {"mccp": {s: c.summary() for s, c in zip(suite.names, suite.complexities)},
+            "mccp_paper": {paper_domain(s): float(m) for s, m in zip(suite.names, mccps)},
             "dissimilarity": suite.dissimilarity.tolist(), **structure,
+            **group_structure(suite.dissimilarity, suite.names),
             "paper_dot_product": paper_dot_product,
             "dot_product_gap": structure["dot_product_similarity"] - paper_dot_product,
             **space_dimensions(space.embedding), "other_scale": other_scale,
@@ -612,13 +741,46 @@ def _per_depth(depths, rows) -> dict:
     return {str(d): rows[i].tolist() for i, d in enumerate(depths)}
 
 
-def handicap_summary(names, depths, widths, accuracy: np.ndarray, score: np.ndarray, full_volume: float) -> dict:
+def linear_r2(x, y) -> float:
+    """R² of the least-squares line of y on x (Pearson r squared); 0 for fewer than three points or a
+    constant series, which a line does not explain."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return 0.0
+    return float(pearsonr(x, y)[0] ** 2)
+
+
+def handicap_claims(depths, widths, mean_performance: np.ndarray, score: np.ndarray,
+                    zoom_width: float | None = None, alpha: float = 0.05) -> dict:
+    """The paper's Figures 20-21 as numbers: does mean performance rise with the width at every depth
+    (Spearman ρ > 0 with p < ``alpha``); how far the shallowest networks' AIQ at the largest width
+    ends below its peak (a share of the peak; 0 when the peak is the widest); and, over the widths up
+    to ``zoom_width`` (all when None), the R² of a straight line for AIQ and for mean performance,
+    averaged over the depths (AIQ "more linear" when its R² is the larger)."""
+    widths = np.asarray(widths, dtype=float)
+    order = np.argsort(widths)
+    rises = all(rho > 0 and p < alpha for rho, p in (rank_trend(widths, row) for row in mean_performance))
+    shallowest = int(np.argmin(depths))
+    curve = score[shallowest, order]
+    drop = float((curve.max() - curve[-1]) / curve.max()) if curve.max() > 0 else 0.0
+    zoom = widths <= (widths.max() if zoom_width is None else zoom_width)
+    r2_aiq = float(np.mean([linear_r2(widths[zoom], row[zoom]) for row in score]))
+    r2_mean = float(np.mean([linear_r2(widths[zoom], row[zoom]) for row in mean_performance]))
+    return {"mean_rises_every_depth": bool(rises), "shallowest_depth": depths[shallowest], "one_layer_aiq_drop": drop,
+            "zoom_linear_r2": {"aiq": r2_aiq, "mean_performance": r2_mean},
+            "aiq_more_linear_in_zoom": bool(r2_aiq > r2_mean)}
+
+
+def handicap_summary(names, depths, widths, accuracy: np.ndarray, score: np.ndarray, full_volume: float,
+                     zoom_width: float | None = None) -> dict:
     """AIQ against mean performance for the handicapped networks: their rank correlation, the best
     network and its share of the suite's volume, both per network and averaged over widths, the
-    depth orders by each, and how each follows the width (rank correlations)."""
+    depth orders by each, how each follows the width (rank correlations) and the paper's claims
+    (:func:`handicap_claims`)."""
     mean_performance = accuracy.mean(axis=2)
     best = np.unravel_index(score.argmax(), score.shape)
-    return {"spearman_aiq_vs_mean": float(spearmanr(mean_performance.ravel(), score.ravel())[0]),
+    return {**handicap_claims(depths, widths, mean_performance, score, zoom_width),
+            "spearman_aiq_vs_mean": float(spearmanr(mean_performance.ravel(), score.ravel())[0]),
             "suite_volume": float(full_volume), "best_aiq": float(score.max()),
             "best_aiq_share": volume_share(score.max(), full_volume),
             "best_network": {"depth": depths[best[0]], "width": widths[best[1]]},

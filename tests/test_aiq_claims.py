@@ -1,0 +1,148 @@
+"""Known answers for the statistics the AIQ items' criteria judge (data/reference/aiq/items.yaml),
+and the registry itself: every figure and table of the paper, each covered item naming one of our figures."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from intellimetry import paths, verdicts
+from intellimetry.aiq import study
+from intellimetry.aiq.measures import MCCPCurve
+from intellimetry.stats import Interval
+
+
+def _complexities(*estimates, best=1.0):
+    """Stand-ins for Complexity results with a point interval and a best performance."""
+    return [SimpleNamespace(interval=Interval(e, e, e, 0.95), best_performance=best, summary=lambda e=e: {"mccp": e})
+            for e in estimates]
+
+
+def test_rank_trend_and_its_no_evidence_cases():
+    rho, p = study.rank_trend([1, 2, 3, 4, 5, 6], [1.0, 3.0, 2.0, 5.0, 6.0, 8.0])
+    assert rho == pytest.approx(1 - 6 * 2 / (6 * 35)) and 0 < p < 0.05
+    assert study.rank_trend([1, 2], [1.0, 2.0]) == (0.0, 1.0)  # two points
+    assert study.rank_trend([1, 2, 3], [4.0, 4.0, 4.0]) == (0.0, 1.0)  # constant
+    assert study.trend_values("t", [1, 2, 3, 4], [4.0, 3.0, 2.0, 1.0]) == {"t": pytest.approx(-1.0), "t_p": 0.0}
+
+
+def test_half_slopes_split_at_the_middle_point():
+    # 0 -> 2 over x 0..2 (slope 1), then 2 -> 2.5 over x 2..4 (slope 0.25): levels off
+    assert study.half_slopes([0, 1, 2, 3, 4], [0.0, 1.0, 2.0, 2.2, 2.5]) == (1.0, 0.25)
+    assert all(np.isnan(study.half_slopes([0, 1], [0.0, 1.0])))
+
+
+def test_mccp_curve_summary_trends_over_the_observed_bins_only():
+    sources = np.array(["nearest", "observed", "observed", "fit", "observed", "observed"])
+    curve = MCCPCurve(np.linspace(0, 1, 7), np.linspace(1 / 12, 11 / 12, 6),
+                      np.array([5.0, 10.0, 20.0, 1.0, 40.0, 80.0]), sources)
+    pool = [SimpleNamespace(size=s, accuracy=a) for s, a in ((10, 0.2), (80, 0.9), (40, 0.6))]
+    summary = study.mccp_curve_summary(curve, pool)
+    assert summary["size_trend"]["rho"] == pytest.approx(1.0)  # the fitted bin (size 1) is left out
+    assert summary["bins_by_source"] == {"fit": 1, "nearest": 1, "observed": 4} and summary["observed_bins"] == 4
+    assert (summary["smallest_size"], summary["largest_size"], summary["best_accuracy"]) == (10, 80, 0.9)
+    assert summary["mccp"] == pytest.approx(curve.area)
+
+
+def test_class_count_summary_sees_diminishing_returns():
+    counts = [10, 20, 30, 40, 50]
+    summary = study.class_count_summary(counts, _complexities(100.0, 200.0, 250.0, 270.0, 280.0))
+    assert summary["spearman_classes_mccp"] == pytest.approx(1.0) and summary["spearman_classes_mccp_p"] < 0.05
+    assert summary["diminishing_returns"] is True  # slope 7.5 per class, then 1.5
+    assert (summary["first_increment"], summary["last_increment"]) == (100.0, 10.0)
+    straight = study.class_count_summary(counts, _complexities(100.0, 200.0, 300.0, 400.0, 500.0))
+    assert straight["diminishing_returns"] is False
+
+
+def test_cartpole_sweep_summary_reports_teachers_and_the_best_of_each_pool():
+    data = [SimpleNamespace(teacher=SimpleNamespace(mean_length=length),
+                            control_task=lambda: SimpleNamespace(max_steps=200),
+                            domain=SimpleNamespace(y_train=[0] * 8, y_test=[1] * 2))
+            for length in (200.0, 150.0, 200.0)]
+    results = _complexities(300.0, 200.0, 100.0)
+    results[1].best_performance = 0.5
+    summary = study.cartpole_sweep_summary("force", [1.0, 10.0, 20.0], results, data, entropy=[3.0, 2.0, 1.0])
+    assert summary["spearman_force_mccp"] == pytest.approx(-1.0)
+    assert summary["spearman_force_entropy"] == pytest.approx(-1.0)
+    assert summary["lowest_best_performance"] == 0.5 and summary["teacher_lowest_performance"] == 0.75
+    assert summary["settings"]["10"] == {"mccp": 200.0, "teacher_steps": 150.0, "teacher_performance": 0.75,
+                                         "samples": 10, "entropy": 2.0}
+
+
+def test_mixing_summary_against_the_paper_value():
+    curve = study.Mixing("a", "b", np.array([0.0, 0.5, 1.0]), np.array([0.8, 0.5, 0.6]), np.zeros((3, 1)), "shared")
+    summary = study.mixing_summary(curve, paper=0.05)
+    assert summary["dissimilarity"] == pytest.approx(0.1)  # trapezoid of |V_O − V_d| = (0, 0.2, 0)
+    assert summary["dissimilarity_ratio"] == pytest.approx(2.0) and summary["dissimilarity_gap"] == pytest.approx(0.05)
+    assert summary["performance_gap"] == pytest.approx(0.2) and summary["share_below_diagonal"] == pytest.approx(1 / 3)
+
+
+@pytest.mark.filterwarnings("ignore:An input array is constant")
+def test_subset_dissimilarity_summary_line_r_and_p():
+    summary = study.subset_dissimilarity_summary([1, 2, 3, 4, 5], [0.5, 0.4, 0.3, 0.2, 0.1])
+    assert summary["r_linear"] == pytest.approx(-1.0) and summary["r_linear_p"] < 1e-6
+    assert summary["slope"] == pytest.approx(-0.1) and (summary["ds_smallest_subset"], summary["ds_full"]) == (0.5, 0.1)
+    flat = study.subset_dissimilarity_summary([1, 2, 3], [0.2, 0.2, 0.2])
+    assert (flat["r_linear"], flat["r_linear_p"]) == (0.0, 1.0)
+
+
+def test_group_structure_of_a_suite_with_two_close_nist_sets():
+    names = ["digits", "digits-hard", "shapes10"]
+    ds = np.array([[0.01, 0.05, 0.30], [0.06, 0.02, 0.20], [0.25, 0.22, 0.03]])
+    assert study.group_structure(ds, names) == {"self_lowest": True, "nist_grouped": True,
+                                                "diagonal_below_off_diagonal": True}
+    far = ds.copy()
+    far[0, 1] = far[1, 0] = 0.4  # the NIST pair is further apart than digits-hard from shapes10
+    assert study.group_structure(far, names)["nist_grouped"] is False
+    noisy = ds.copy()
+    noisy[2, 2] = 0.21  # shapes10 with itself above its DS from digits-hard (0.20 in the column)
+    assert study.group_structure(noisy, names)["self_lowest"] is False
+    assert study.group_structure(ds, ["digits", "shapes10", "cartpole"])["nist_grouped"] is False  # one member
+    assert study.paper_domain("shapes100") == "CIFAR100" and study.paper_domain("fashion-mnist") == "Fashion-MNIST"
+    assert study.paper_domain("digits[0,1]") == "MNIST" and study.paper_domain("other") == "other"
+
+
+def test_handicap_claims_by_hand():
+    widths = [1, 2, 4, 8, 16]
+    mean = np.array([[0.2, 0.4, 0.6, 0.7, 0.75], [0.3, 0.5, 0.7, 0.8, 0.9]])
+    score = np.array([[0.1, 0.2, 0.4, 0.3, 0.2],    # one layer: peak 0.4, ends at 0.2
+                      [0.1, 0.2, 0.3, 0.4, 0.5]])
+    claims = study.handicap_claims([1, 2], widths, mean, score, zoom_width=8)
+    assert claims["mean_rises_every_depth"] is True and claims["shallowest_depth"] == 1
+    assert claims["one_layer_aiq_drop"] == pytest.approx(0.5)
+    r2 = claims["zoom_linear_r2"]
+    assert r2["aiq"] == pytest.approx(np.mean([study.linear_r2([1, 2, 4, 8], s[:4]) for s in score]))
+    assert r2["mean_performance"] == pytest.approx(np.mean([study.linear_r2([1, 2, 4, 8], m[:4]) for m in mean]))
+    assert claims["aiq_more_linear_in_zoom"] is (r2["aiq"] > r2["mean_performance"])
+    assert study.linear_r2([1, 2, 3], [2.0, 4.0, 6.0]) == pytest.approx(1.0) and study.linear_r2([1, 2], [1, 2]) == 0.0
+    flat = study.handicap_claims([1, 2], widths, np.ones((2, 5)), score)
+    assert flat["mean_rises_every_depth"] is False  # constant: no evidence of a rise
+
+
+def test_noise_summary_says_whether_the_entropy_levels_off():
+    levels = [0.0, 0.5, 1.0, 1.5]
+    results = _complexities(1.0, 2.0, 4.0, 7.0)
+    assert study.noise_summary(levels, results, [10.0, 14.0, 15.0, 16.0])["entropy_levels_off"] is True
+    assert study.noise_summary(levels, results, [10.0, 11.0, 12.0, 16.0])["entropy_levels_off"] is False
+    assert study.noise_summary(levels, results, [10.0, 9.0, 8.0, 8.0])["entropy_levels_off"] is False  # falls
+
+
+def test_the_registry_lists_every_figure_and_table_of_the_paper():
+    registry = verdicts.load_items("aiq")
+    ids = [item["id"] for item in registry["items"]]
+    assert ids == [f"fig{n:02d}" for n in range(1, 30)] + ["tab01"]
+    for item in registry["items"]:
+        status = verdicts.item_status(item)
+        if status == verdicts.COVERED:
+            assert (paths.REPO_ROOT / "notebooks" / "aiq" / f"{item['figure']}.md").is_file(), item["figure"]
+            assert "criterion" in item and item.get("criterion_reason"), item["id"]
+        elif status == verdicts.NOT_YET:  # the CartPole3D part of the paper
+            assert item["not_yet"].startswith("issue 17") and (item["id"] == "tab01" or int(item["id"][3:]) >= 22)
+
+
+def test_a_criterion_flips_when_the_paper_value_moves():
+    item = next(i for i in verdicts.load_items("aiq")["items"] if i["id"] == "fig11")
+    assert verdicts.verdict(item, {"dissimilarity": 1e-3})["verdict"] == verdicts.REPRODUCED
+    assert verdicts.verdict(item, {"dissimilarity": 1e-2})["verdict"] == verdicts.QUALITATIVE
+    assert verdicts.verdict(item, {"dissimilarity": 5e-2})["verdict"] == verdicts.NOT_REPRODUCED
