@@ -3,6 +3,7 @@ browser finds no missing image, broken internal link or traceback."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -47,3 +48,24 @@ def test_browser_check_catches_a_missing_image(built_book, tmp_path):
         image.unlink()
     problems = check_book(broken)
     assert any("image did not load" in p and "survival-fig01-levels" in p for p in problems)
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(find_chromium() is None, reason="Chromium is not installed (apt-get install chromium)")
+def test_browser_check_catches_what_a_reader_should_not_see(built_book, tmp_path):
+    """Role syntax left in the text, a currency amount typeset as a formula, and figure text too small."""
+    broken = tmp_path / "html"
+    shutil.copytree(built_book, broken)
+    page = broken / "intro.html"
+    html = page.read_text()
+    marker = "<h1>"
+    formula = r'<span class="math notranslate nohighlight">\(30,000 per GPU and a market value of\)</span>'
+    html = html.replace(marker, f"<p>Costs {{paper}}`survival/x.yaml:price` here, and {formula}</p>{marker}", 1)
+    page.write_text(html)
+    for svg in (broken / "_images").glob("survival-fig01-levels*.svg"):
+        svg.write_text(re.sub(r"font-size: [\d.]+px", "font-size: 3px", svg.read_text()))
+    problems = check_book(broken)
+    assert any("intro.html: visible source text" in p and "{paper}`" in p for p in problems)
+    assert any("intro.html: prose or a role typeset as a formula" in p and "per GPU" in p for p in problems)
+    assert any("figure text too small to read" in p and "survival-fig01-levels" in p for p in problems)
+

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from intellimetry import atomic
+from intellimetry.book.check import prose_in_tex, svg_text_sizes
 from intellimetry.book.roles import LookupFailed, dig, format_value, split_reference
 from intellimetry.plotting import save_figure
 from intellimetry.provenance import RUN_CONTEXT_ENV
@@ -77,3 +78,15 @@ def test_role_references_and_formatting():
     assert format_value(2.0668e26, "sci3") == "2.07 × 10²⁶"
     assert format_value(1e-4, "sci2") == "10⁻⁴"
     assert format_value(2.0668e26, "sci0") == "10²⁶"
+
+
+def test_svg_text_size_is_judged_per_text_with_its_largest_part():
+    svg = ('<svg viewBox="0 0 400 300"><text style="font-size: 10px">10<tspan style="font-size: 7px">−2</tspan>'
+           '</text><text style="font-size: 6px"> </text><text style="font-size: 9px">label</text></svg>')
+    assert svg_text_sizes(svg) == [10.0, 9.0]
+
+
+def test_prose_or_roles_inside_a_formula_are_found():
+    assert prose_in_tex("{paper}`survival/x.yaml:price` per GPU, Apple's value of")
+    assert prose_in_tex("30,000 per GPU and a market value of")
+    assert not prose_in_tex(r"P(k) \propto k^{-\alpha}, \text{for all events} k \ge 1")
