@@ -85,6 +85,13 @@ def reference_file(name: str) -> Path:
     return path
 
 
+def reference_exists(name: str) -> bool:
+    """Whether data/reference holds `name`; recorded as a read either way, so creating the file later
+    makes the figures that looked for it stale."""
+    _references_read.add(Path(name).as_posix())
+    return (REFERENCE_DIR / name).is_file()
+
+
 def references_read() -> list[str]:
     """Names (relative to data/reference) of the reference files read so far in this process."""
     return sorted(_references_read)

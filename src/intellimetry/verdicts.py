@@ -193,7 +193,7 @@ def judge_figure(fig_id: str, values: Mapping, registry: Mapping | None = None) 
     """
     if registry is None:
         paper = paths.paper_of(fig_id)
-        if not (paths.REFERENCE_DIR / paper / ITEMS_FILE).is_file():
+        if not paths.reference_exists(f"{paper}/{ITEMS_FILE}"):
             return {}
         registry = load_items(paper)
     records = {}

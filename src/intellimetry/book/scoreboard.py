@@ -49,7 +49,7 @@ def collect(sidecar_for: Callable[[str], dict | None]) -> list[Row]:
     """Every item of every chapter with an items.yaml, in the book's order; sidecar_for(id) -> sidecar or None."""
     rows = []
     for chapter in PAPERS:
-        if not (paths.REFERENCE_DIR / chapter / verdicts.ITEMS_FILE).is_file():
+        if not paths.reference_exists(f"{chapter}/{verdicts.ITEMS_FILE}"):
             continue
         registry = verdicts.load_items(chapter)
         for item in registry["items"]:
