@@ -163,6 +163,16 @@ def test_avalanche_summary_by_hand():
     assert list(summary["networks"]) == ["rr_k3", "rr_k4", "er_k3", "er_k4"]
     assert list(summary["finite_size"]) == ["d2_L16", "d3_L12", "d3_L8"]
     assert summary["d3_trend"]["smallest"]["side"] == 8 and summary["d3_trend"]["largest"]["side"] == 12
-    assert summary["tau_grows_with_dimension"] is False  # d >= 2 only: 1.2 then 1.1
+    assert summary["tau_by_dimension"] == {"d1": 1.0, "d2": 1.2, "d3": 1.1}
+    assert summary["power_law_from_d2"] is False  # _row leaves power_law at 0 (False)
     assert summary["tau_grows_with_degree"] == {"rr": True, "er": False}
     assert summary["total_seconds"] == 8.0  # four distinct lattices and four networks, 1 s each
+
+
+def test_power_law_from_d2_ignores_the_one_dimensional_pile():
+    rows = [{**_row(1.0, d=1, side=64), "power_law": False}, {**_row(1.2, d=2, side=16), "power_law": True},
+            {**_row(1.3, d=3, side=8), "power_law": True}]
+    summary = study.avalanche_summary(rows, [], rows[1:], [], rows)
+    assert summary["power_law_from_d2"] is True
+    rows[2]["power_law"] = False
+    assert study.avalanche_summary(rows, [], rows[1:], [], rows)["power_law_from_d2"] is False

@@ -17,6 +17,16 @@ def test_fit_recovers_an_exact_power_law_and_the_solver_inverts_it():
         assert size == pytest.approx((target / 0.5) ** 50, rel=1e-9)
 
 
+def test_slope_p_value_known_answers():
+    # a flat line has no trend (p = 1); an exact line has no doubt (p = 0); three points at
+    # log10 N = 1, 2, 3 with log10 α = 0, 0.1, 0.3: r = 0.9820, t = 5.196 on 1 degree of freedom, p = 0.121
+    assert fit_scaling([10, 100, 1000], [1.2, 1.5, 1.2]).p == pytest.approx(1.0)
+    assert fit_scaling([1e8, 1e9, 1e10], [1.0, 1.1, 1.21]).p == pytest.approx(0.0, abs=1e-6)
+    fit = fit_scaling([10, 100, 1000], [1.0, 10**0.1, 10**0.3])
+    assert fit.slope == pytest.approx(0.15) and fit.p == pytest.approx(0.121, abs=5e-4)
+    assert fit.as_dict()["p"] == fit.p
+
+
 def test_flat_or_falling_scaling_has_no_solution():
     fit = fit_scaling([1e8, 1e9], [2.0, 1.9])
     with pytest.raises(ValueError, match="does not grow"):

@@ -13,13 +13,14 @@ from intellimetry.stats import fit_discrete_power_law, sample_discrete_power_law
 from intellimetry.survival import Hardware, Timeline, estimate_decay_rate
 from intellimetry.survival.study import (
     against_claims,
+    alpha_by_model,
     estimator_cell,
     estimator_table,
     level_rows,
     levels_match,
     levels_reached,
     model_decay_rates,
-    paper_order_checks,
+    paper_style_fit,
     rate_table_summary,
     sidecar_key,
     simulate_subjects,
@@ -62,12 +63,10 @@ def test_model_decay_rates_by_hand():
     assert {k: result[k] for k in expected} == expected
 
 
-def test_paper_order_checks():
-    assert paper_order_checks({"linear": {"alpha": 1.5}, "mlp": {"alpha": 2.0}, "cnn": {"alpha": 2.5}}) == \
-        {"order_matches_paper": True, "cnn_highest": True}
-    assert paper_order_checks({"linear": {"alpha": 1.5}, "mlp": {"alpha": 2.6}, "cnn": {"alpha": 2.5}}) == \
-        {"order_matches_paper": False, "cnn_highest": False}
-    assert paper_order_checks({"mlp": {"alpha": 2.0}}) == {"order_matches_paper": False, "cnn_highest": False}
+def test_alpha_by_model_is_what_the_ranking_criterion_reads():
+    results = {"linear": {"alpha": 2.6, "name": "Linear"}, "mlp": {"alpha": 2.0}, "cnn": {"alpha": 3}}
+    assert alpha_by_model(results) == {"linear": 2.6, "mlp": 2.0, "cnn": 3.0}
+    assert list(alpha_by_model(results)) == ["linear", "mlp", "cnn"]
 
 
 def _summary():
@@ -87,6 +86,18 @@ def test_estimator_table_keys_and_cells():
     assert list(table["mle"]) == ["a1p5", "a2p5"] and list(table["mle"]["a1p5"]) == ["n100", "n1000"]
     assert table["raw_histogram"]["a2p5"]["n1000"]["bias"] == 0.5
     assert worst_bias(summary) == {"mle": 0.01, "log_binned": 0.2, "raw_histogram": 0.5}
+
+
+def test_paper_style_fit_reads_the_largest_size_only():
+    summary = _summary()
+    # the raw histogram's bias is 0.5 everywhere; make the small samples worse and the large ones mixed
+    small, large = summary["size"] == 100, summary["size"] == 1000
+    raw = summary["estimator"] == "raw_histogram"
+    summary.loc[raw & small, "bias"] = -0.9
+    summary.loc[raw & large & (summary["alpha"] == 2.5), ["bias", "r2"]] = [-0.3, 0.97]
+    assert paper_style_fit(summary) == {"estimator": "raw_histogram", "size": 1000, "worst_abs_bias": 0.5,
+                                        "lowest_r2": 0.9}
+    assert paper_style_fit(summary, "mle")["worst_abs_bias"] == 0.01
 
 
 def test_rate_table_summary():

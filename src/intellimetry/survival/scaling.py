@@ -19,6 +19,7 @@ class ScalingFit:
     intercept: float  # log10(alpha) at N = 1
     r2: float
     models: int
+    p: float          # two-sided p-value of the slope (t-test, models - 2 degrees of freedom)
 
     def alpha_at(self, n_params):
         return 10 ** (self.intercept + self.slope * np.log10(n_params))
@@ -35,7 +36,7 @@ class ScalingFit:
 
 
 def fit_scaling(n_params, alpha) -> ScalingFit:
-    """Ordinary least squares of log10(alpha) on log10(N)."""
+    """Ordinary least squares of log10(alpha) on log10(N), with the p-value of its slope."""
     n_params, alpha = np.asarray(n_params, float), np.asarray(alpha, float)
     if n_params.size < 2 or np.unique(n_params).size < 2:
         raise ValueError("need at least two different model sizes to fit a scaling line")
@@ -43,7 +44,7 @@ def fit_scaling(n_params, alpha) -> ScalingFit:
         raise ValueError("model sizes and decay rates must be positive (they are fitted on log scales)")
     result = stats.linregress(np.log10(n_params), np.log10(alpha))
     return ScalingFit(slope=float(result.slope), intercept=float(result.intercept),
-                      r2=float(result.rvalue**2), models=int(n_params.size))
+                      r2=float(result.rvalue**2), models=int(n_params.size), p=float(result.pvalue))
 
 
 @dataclass(frozen=True)
