@@ -159,8 +159,11 @@ def load_dataset(name: str, data_dir: str = "") -> dict:
     """
     check_choice("dataset", name, DATASETS)
     if name == "digits":
-        return {"train": load_digits_dataset(), "test": None,
-                "description": "scikit-learn handwritten digits (1,797 images, 8×8), 5-fold out-of-fold scores"}
+        images, labels = load_digits_dataset()
+        side = int(round(np.sqrt(images[0].size)))  # the description states what was loaded, not a constant
+        return {"train": (images, labels), "test": None,
+                "description": f"scikit-learn handwritten digits ({len(labels):,} images, {side}×{side}), "
+                               "scored out of fold"}
     if name == "mnist-idx":
         if not data_dir:
             raise ValueError("dataset 'mnist-idx' needs data_dir: a folder with the four MNIST IDX files")
