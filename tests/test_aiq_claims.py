@@ -66,6 +66,7 @@ def test_cartpole_sweep_summary_reports_teachers_and_the_best_of_each_pool():
     assert summary["spearman_force_mccp"] == pytest.approx(-1.0)
     assert summary["spearman_force_entropy"] == pytest.approx(-1.0)
     assert summary["lowest_best_performance"] == 0.5 and summary["teacher_lowest_performance"] == 0.75
+    assert summary["n_settings"] == 3
     assert summary["settings"]["10"] == {"mccp": 200.0, "teacher_steps": 150.0, "teacher_performance": 0.75,
                                          "samples": 10, "entropy": 2.0}
 
@@ -83,6 +84,10 @@ def test_subset_dissimilarity_summary_line_r_and_p():
     summary = study.subset_dissimilarity_summary([1, 2, 3, 4, 5], [0.5, 0.4, 0.3, 0.2, 0.1])
     assert summary["r_linear"] == pytest.approx(-1.0) and summary["r_linear_p"] < 1e-6
     assert summary["slope"] == pytest.approx(-0.1) and (summary["ds_smallest_subset"], summary["ds_full"]) == (0.5, 0.1)
+    assert summary["r_linear_without_smallest"] == pytest.approx(-1.0)
+    kinked = study.subset_dissimilarity_summary([1, 2, 3, 4, 5], [0.9, 0.1, 0.2, 0.1, 0.2])
+    assert kinked["r_linear"] < -0.5 and kinked["r_linear_without_smallest"] == pytest.approx(np.corrcoef(
+        [2, 3, 4, 5], [0.1, 0.2, 0.1, 0.2])[0, 1])
     flat = study.subset_dissimilarity_summary([1, 2, 3], [0.2, 0.2, 0.2])
     assert (flat["r_linear"], flat["r_linear_p"]) == (0.0, 1.0)
 

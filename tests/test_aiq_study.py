@@ -280,6 +280,7 @@ def test_handicap_aiq_and_summary_by_hand():
     np.testing.assert_allclose(score, [[0.25, 0.5], [0.8, 1.0]])
     summary = study.handicap_summary(["x", "y"], [1, 2], [2, 4], accuracy, score, full_volume=2.0)
     assert summary["best_network"] == {"depth": 2, "width": 4}
+    assert summary["best_network_accuracy"] == {"x": 1.0, "y": 1.0}
     assert summary["best_aiq"] == 1.0 and summary["best_aiq_share"] == 0.5 and summary["suite_volume"] == 2.0
     assert summary["mean_performance"] == {"1": [0.5, 0.75], "2": [0.9, 1.0]}
     assert summary["aiq"] == {"1": [0.25, 0.5], "2": [0.8, 1.0]}

@@ -606,7 +606,8 @@ def cartpole_sweep_summary(name: str, settings, complexities, data, entropy=None
                    for x, r, d, t in zip(settings, complexities, data, teacher)}
     out = {**trend_values(f"spearman_{name}_mccp", settings, mccps),
            "lowest_best_performance": float(min(r.best_performance for r in complexities)),
-           "teacher_lowest_performance": float(min(teacher)), "settings": per_setting}
+           "teacher_lowest_performance": float(min(teacher)), "n_settings": len(per_setting),
+           "settings": per_setting}
     if entropy is not None:
         out.update(trend_values(f"spearman_{name}_entropy", settings, entropy))
         for key, e in zip(per_setting, entropy):
@@ -628,14 +629,26 @@ def mixing_summary(curve: Mixing, paper: float) -> dict:
 
 def subset_dissimilarity_summary(subset_sizes, ds) -> dict:
     """DS of the first n classes from the full domain against n: the least-squares line, its Pearson
-    R with the two-sided p-value, and the two ends. Below three points or with a constant DS there is
-    no evidence of a trend: R = 0, p = 1."""
+    R with the two-sided p-value, the same without the smallest subset (does the trend rest on one
+    point?), and the two ends. Below three points or with a constant DS there is no evidence of a
+    trend: R = 0, p = 1."""
     ds = np.asarray(ds, dtype=float)
     slope, intercept = np.polyfit(subset_sizes, ds, 1)
-    r, p = pearsonr(subset_sizes, ds) if len(ds) > 2 and np.ptp(ds) > 0 else (0.0, 1.0)
-    return {"dissimilarity": {str(n): float(d) for n, d in zip(subset_sizes, ds)}, "r_linear": float(r),
-            "r_linear_p": float(p), "slope": float(slope), "intercept": float(intercept),
+    r, p = _pearson(subset_sizes, ds)
+    r_rest, p_rest = _pearson(subset_sizes[1:], ds[1:])
+    return {"dissimilarity": {str(n): float(d) for n, d in zip(subset_sizes, ds)}, "r_linear": r,
+            "r_linear_p": p, "r_linear_without_smallest": r_rest, "r_linear_without_smallest_p": p_rest,
+            "slope": float(slope), "intercept": float(intercept),
             "ds_smallest_subset": float(ds[0]), "ds_full": float(ds[-1])}
+
+
+def _pearson(x, y) -> tuple[float, float]:
+    """Pearson R and its two-sided p; (0, 1) for fewer than three points or a constant series."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return 0.0, 1.0
+    r, p = pearsonr(x, y)
+    return float(r), float(p)
 
 
 def setting_dissimilarity_summary(settings, matrix) -> dict:
@@ -784,6 +797,7 @@ def handicap_summary(names, depths, widths, accuracy: np.ndarray, score: np.ndar
             "suite_volume": float(full_volume), "best_aiq": float(score.max()),
             "best_aiq_share": volume_share(score.max(), full_volume),
             "best_network": {"depth": depths[best[0]], "width": widths[best[1]]},
+            "best_network_accuracy": {n: float(accuracy[best[0], best[1], k]) for k, n in enumerate(names)},
             "mean_performance": _per_depth(depths, mean_performance), "aiq": _per_depth(depths, score),
             "accuracy": {str(d): {n: accuracy[i, :, k].tolist() for k, n in enumerate(names)}
                          for i, d in enumerate(depths)},
