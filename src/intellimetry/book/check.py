@@ -16,12 +16,12 @@ import sys
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+# The smallest text a figure may show, in CSS px at its shown width (defined beside the drawing code).
+from intellimetry.plotting.legibility import READABLE_PX
+
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
-# The smallest text a figure may show, in CSS pixels at the width the page displays it: 6 pt at 96 dpi,
-# the usual minimum for figure text at its final size in journals.
-READABLE_PX = 8.0
 VIEWPORT = {"width": 1280, "height": 900}
 
 # Text a reader should never see: a role that was not rendered, or TeX that MathJax did not typeset.

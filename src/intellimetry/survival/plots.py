@@ -106,7 +106,8 @@ def plot_rate_vs_size(ax, table, fit: ScalingFit | None = None, fit_label: str =
     if annotate:
         for _, row in table.iterrows():
             ax.annotate(row["model"], (row["params"], row["alpha"]), xytext=(3, 2),
-                        textcoords="offset points", fontsize=5.5, color="0.25")
+                        textcoords="offset points", fontsize=7, color="0.25")
+        ax.set_xlim(table["params"].min() / 1.5, table["params"].max() * 3)  # room for the largest models' names
     if fit is not None:
         sizes = np.geomspace(table["params"].min(), table["params"].max(), 20)
         ax.plot(sizes, fit.alpha_at(sizes), ls="--", color=COLORS["paper"], lw=1.2, label=fit_label)
