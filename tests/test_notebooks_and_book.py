@@ -7,6 +7,7 @@ import re
 import shutil
 
 import pytest
+import yaml
 
 from intellimetry import paths
 from intellimetry.book.check import check_book, find_chromium
@@ -69,3 +70,24 @@ def test_browser_check_catches_what_a_reader_should_not_see(built_book, tmp_path
     assert any("intro.html: prose or a role typeset as a formula" in p and "per GPU" in p for p in problems)
     assert any("figure text too small to read" in p and "survival-fig01-levels" in p for p in problems)
 
+
+
+def test_scoreboard_totals_match_a_count_over_the_registries_and_sidecars(smoke_figures, built_book):
+    """The intro's 'all papers' row against a count made here with plain YAML and JSON reading."""
+    counts = {"items": 0}
+    for registry in sorted(paths.REFERENCE_DIR.glob("*/items.yaml")):
+        for item in yaml.safe_load(registry.read_text())["items"]:
+            if item.get("figure"):
+                sidecar = smoke_figures.output_dir("smoke", item["figure"].split("-")[0]) / f"{item['figure']}.json"
+                status = json.loads(sidecar.read_text())["verdicts"][item["id"]]["verdict"]
+            else:
+                status = "not yet" if item.get("not_yet") else "not a result"
+            counts[status] = counts.get(status, 0) + 1
+            counts["items"] += 1
+    intro = (built_book / "intro.html").read_text()
+    row = re.search(r"<tr[^>]*>\s*<td[^>]*>\s*(?:<p>)?all papers.*?</tr>", intro, re.S)
+    cells = [re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<td[^>]*>(.*?)</td>", row.group(0), re.S)]
+    shown = dict(zip(["items", "reproduced", "qualitative", "not reproduced", "not yet", "not a result"],
+                     map(int, cells[2:])))
+    assert shown == {key: counts.get(key, 0) for key in shown}
+    assert shown["items"] == 71
