@@ -181,4 +181,7 @@ def test_theta_summary_by_hand():
     assert summary["spearman_omega_residual"] == pytest.approx(1.0)
     # θ ranks (1.5, 1.5, 3.5, 3.5) against g ranks (1, 2, 3, 4): ρ = 4 / (2 · √5)
     assert summary["spearman_theta"] == pytest.approx(2 / np.sqrt(5))
+    # their p-values (Student t with n − 2 = 2 degrees of freedom): 0 for ρ = 1, 1 − t/√(t² + 2) for t = √8
+    assert summary["spearman_omega_residual_p"] == pytest.approx(0.0, abs=1e-12)
+    assert summary["spearman_theta_p"] == pytest.approx(1 - np.sqrt(8) / np.sqrt(10))
     assert (summary["mean_omega_min"], summary["mean_omega_max"]) == (0.1, 0.5)

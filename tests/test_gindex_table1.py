@@ -80,6 +80,7 @@ def test_summary_counts_the_swapped_ranks_and_the_rank_correlation():
     assert summary["ranking_matches"] is False and summary["rank_mismatches"] == 2
     # ranks (ascending) ours r1, r2, r3 = 2, 3, 1; paper = 3, 2, 1: ρ = 1 − 6 · 2 / (3 · 8) = 0.5
     assert summary["spearman"] == pytest.approx(0.5)
+    assert summary["spearman_p"] == pytest.approx(2 / 3)  # n = 3: t = 1/√3 on one degree of freedom
     gaps = [100 * (by_hand(r) - PAPER[r]["g_index"]) / PAPER[r]["g_index"] for r in RUNS]
     assert summary["max_abs_gap_pct"] == pytest.approx(max(abs(g) for g in gaps))
     assert summary["mean_gap_pct"] == pytest.approx(np.mean(gaps))

@@ -2,6 +2,7 @@
 from intellimetry.gindex.divergence import (
     IGNORED_KEYS,
     association_graph,
+    clique_check,
     divergence,
     divergence_of_texts,
     max_weight_clique,
@@ -9,7 +10,7 @@ from intellimetry.gindex.divergence import (
     performance,
     skill_level,
 )
-from intellimetry.gindex.flows import FlowError, parse_flow
+from intellimetry.gindex.flows import FlowError, dag_check, parse_flow
 from intellimetry.gindex.gindex import (
     curriculum_weights,
     domain_distance_matrix,
@@ -20,7 +21,7 @@ from intellimetry.gindex.gindex import (
 )
 
 __all__ = [
-    "FlowError", "IGNORED_KEYS", "association_graph", "divergence", "divergence_of_texts",
+    "FlowError", "IGNORED_KEYS", "association_graph", "clique_check", "dag_check", "divergence", "divergence_of_texts",
     "max_weight_clique", "node_similarity", "parse_flow", "performance", "skill_level",
     "curriculum_weights", "domain_distance_matrix", "experience", "g_index", "generalisation_difficulty",
     "task_contributions",

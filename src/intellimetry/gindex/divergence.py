@@ -109,6 +109,21 @@ def max_weight_clique(assoc: nx.Graph) -> tuple[list, float]:
     return clique, float(total)
 
 
+def clique_check(assoc: nx.Graph, clique) -> dict:
+    """What Figure 4 asserts of a clique of the association graph, checked: its vertices are pairwise
+    joined (`is_clique`), it maps nodes one to one (`one_to_one`), and no further association could
+    join it (`maximal`); `is_common_subgraph` when all three hold."""
+    clique = list(clique)
+    members = set(clique)
+    is_clique = all(v in assoc for v in clique) and all(
+        assoc.has_edge(a, b) for i, a in enumerate(clique) for b in clique[i + 1:])
+    left, right = [u for u, _ in clique], [v for _, v in clique]
+    one_to_one = len(set(left)) == len(left) and len(set(right)) == len(right)
+    maximal = is_clique and not any(all(assoc.has_edge(x, c) for c in clique) for x in assoc if x not in members)
+    return {"is_clique": bool(is_clique), "one_to_one": bool(one_to_one), "maximal": bool(maximal),
+            "is_common_subgraph": bool(is_clique and one_to_one and maximal)}
+
+
 def _divergence_exact(g1: nx.DiGraph, g2: nx.DiGraph, rule: str, ignored_keys=IGNORED_KEYS) -> Fraction:
     """Δ as an exact fraction (so Δ(G, G) is exactly 0)."""
     if len(g1) == 0 or len(g2) == 0:

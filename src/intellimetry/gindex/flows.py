@@ -70,3 +70,18 @@ def parse_flow(text_or_list) -> nx.DiGraph:
         cycle = [u for u, _ in nx.find_cycle(graph)]
         raise FlowError("cycle in wires: " + " -> ".join(map(repr, cycle + cycle[:1])))
     return graph
+
+
+def dag_check(flow) -> dict:
+    """What drawing a flow as a DAG asserts, checked: its nodes, edges and node types, and `is_dag`, true
+    when it parses into an acyclic graph with one vertex per JSON node and one edge per distinct wire."""
+    try:
+        graph = parse_flow(flow)
+    except FlowError:
+        return {"nodes": 0, "edges": 0, "types": [], "is_dag": False}
+    nodes = _load(flow)
+    wires = {(node["id"], target) for node in nodes for target in _targets(node)}
+    is_dag = (nx.is_directed_acyclic_graph(graph) and graph.number_of_nodes() == len(nodes)
+              and set(graph.edges) == wires)
+    return {"nodes": graph.number_of_nodes(), "edges": graph.number_of_edges(),
+            "types": sorted({graph.nodes[n]["node"]["type"] for n in graph}), "is_dag": bool(is_dag)}

@@ -11,6 +11,7 @@ TABLE1_INPUTS = "gindex/table1-inputs.csv"
 DOMAIN_DISTANCE = {"either": "gindex/domain-distance.csv", "strict": "gindex/domain-distance-strict.csv"}
 TABLE1 = "gindex/table1.yaml"
 RESPONSIVENESS = "gindex/responsiveness.yaml"
+TABLE2 = "gindex/table2.yaml"
 
 
 def load_table1_inputs() -> pd.DataFrame:
@@ -39,6 +40,11 @@ def load_domain_distance(rule: str = "either") -> pd.DataFrame:
 def load_table1() -> dict:
     """The paper's Table 1 (rows keyed by experiment run) with its source."""
     return load_reference(TABLE1)
+
+
+def load_table2() -> dict:
+    """The paper's Table 2: per task domain its example program's size and the best θ and skill level."""
+    return load_reference(TABLE2)
 
 
 def load_responsiveness_claims() -> dict:

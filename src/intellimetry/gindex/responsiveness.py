@@ -8,10 +8,10 @@ curriculum splits are drawn once per point and shared by all θ lines (common ra
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import spearmanr
 
 from intellimetry.gindex.gindex import g_index
 from intellimetry.gindex.reference import load_domain_distance
+from intellimetry.gindex.trends import rank_correlation
 
 OMEGA_SOURCES = ("sample-flows", "uniform")
 
@@ -166,11 +166,13 @@ def spread_shrinks(summary: dict) -> bool:
 
 def theta_summary(thetas, result: dict, repetitions: int) -> dict:
     """Figure 8's numbers: the g-index at the first and last θ (mean, min, max), its growth and spread,
-    whether the mean grows, and the rank correlation of g with θ and of what is left of log g once
-    θ's exp(6θ) is taken out with the mean Ω (the domain-distance effect)."""
+    whether the mean grows, and the rank correlation (with its p-value) of g with θ and of what is
+    left of log g once θ's exp(6θ) is taken out with the mean Ω (the domain-distance effect)."""
     g, mean_omega = result["g"], result["mean_omega"]
     mean_g = g.mean(axis=1)
     residual = np.log(g) - 6.0 * thetas[:, None]
+    rho_theta, p_theta = rank_correlation(np.repeat(thetas, repetitions), g.ravel())
+    rho_omega, p_omega = rank_correlation(mean_omega.ravel(), residual.ravel())
     return {
         "g_first_mean": float(mean_g[0]), "g_last_mean": float(mean_g[-1]),
         "g_first_min": float(g[0].min()), "g_first_max": float(g[0].max()),
@@ -178,7 +180,7 @@ def theta_summary(thetas, result: dict, repetitions: int) -> dict:
         "ratio_last_first": float(mean_g[-1] / mean_g[0]),
         "spread_last_pct": float(100 * (g[-1].max() - g[-1].min()) / mean_g[-1]),
         "monotone_mean": is_monotone(mean_g, "increasing"),
-        "spearman_theta": float(spearmanr(np.repeat(thetas, repetitions), g.ravel())[0]),
-        "spearman_omega_residual": float(spearmanr(mean_omega.ravel(), residual.ravel())[0]),
+        "spearman_theta": rho_theta, "spearman_theta_p": p_theta,
+        "spearman_omega_residual": rho_omega, "spearman_omega_residual_p": p_omega,
         "mean_omega_min": float(mean_omega.min()), "mean_omega_max": float(mean_omega.max()),
     }

@@ -14,14 +14,28 @@ from tqdm.auto import tqdm
 from intellimetry.checks import check_choice
 from intellimetry.gindex.divergence import divergence
 from intellimetry.gindex.domains import generate_corpus
-from intellimetry.gindex.flows import parse_flow
+from intellimetry.gindex.flows import dag_check, parse_flow
 from intellimetry.gindex.gindex import EXPERIENCE_MODES, experience, g_index
-from intellimetry.gindex.reference import run_inputs
+from intellimetry.gindex.reference import load_domain_distance, load_table1, load_table1_inputs, run_inputs
 from intellimetry.gindex.synthesis import SIZES, ExperimentResult, run_experiment
+from intellimetry.gindex.trends import rank_correlation
 
 # Training compute of laptop-scale models is far below 1 petaFLOP, where log2 is negative; E can be
 # counted in a smaller unit instead (a documented choice, shown beside the others in the book).
 COMPUTE_UNITS = {"PF": 1e15, "TF": 1e12, "GF": 1e9}
+
+
+# --------------------------------------------------------------------------- programs as DAGs
+
+
+def flow_summaries(tasks: dict) -> dict:
+    """Figures 2-3: per drawn task (keyed by domain, "-" as "_") its specification and DAG check, whether
+    every program is a DAG, and whether no two programs use the same set of node types (variety)."""
+    programs = {domain.replace("-", "_"): {"spec": task.spec, **dag_check(task.flow)} for domain, task in tasks.items()}
+    type_sets = [tuple(p["types"]) for p in programs.values()]
+    return {"domains": programs, "n_programs": len(programs),
+            "all_dags": all(p["is_dag"] for p in programs.values()),
+            "distinct_type_sets": len(set(type_sets)) == len(type_sets)}
 
 
 # --------------------------------------------------------------------------- Ω from generated tasks
@@ -99,11 +113,12 @@ def gap_percentages(rows: dict) -> np.ndarray:
 
 
 def table1_summary(rows: dict) -> dict:
-    """How close the recomputed table is to the paper's: ranks, rank correlation and the gaps."""
+    """How close the recomputed table is to the paper's: ranks, rank correlation (and its p) and the gaps."""
     gaps = gap_percentages(rows)
+    rho, p = rank_correlation([r["ours"] for r in rows.values()], [r["paper"] for r in rows.values()])
     return {"ranking_matches": _ranking_matches(rows),
             "rank_mismatches": sum(r["rank"] != r["rank_paper"] for r in rows.values()),
-            "spearman": float(spearmanr([r["ours"] for r in rows.values()], [r["paper"] for r in rows.values()])[0]),
+            "spearman": rho, "spearman_p": p,
             "max_abs_gap_pct": float(np.abs(gaps).max()), "mean_gap_pct": float(gaps.mean()),
             "min_gap_pct": float(gaps.min()), "max_gap_pct": float(gaps.max())}
 
@@ -153,6 +168,16 @@ def recompute_table1(records, paper: dict, omegas: dict, mode: str = "log2", pri
             "strict": strict_rule_comparison(rows, rows_strict, omegas["either"], omegas["strict"]),
             "row2_minus_row3": rank_tradeoff(rows, paper),
             "by_mode": experience_mode_sweep(records, paper, omegas["either"], prior)}
+
+
+def table1_values(experience_mode: str = "log2", prior: float = 1e-4) -> dict:
+    """The values gindex-tab01-models records: Table 1 recomputed from the reference data (the authors'
+    experiment records, the paper's table, Ω of both association rules) with E = experience_mode(PF)."""
+    omegas = {rule: load_domain_distance(rule) for rule in ("either", "strict")}
+    table1 = recompute_table1(load_table1_inputs(), load_table1()["rows"], omegas, experience_mode, prior)
+    return {"experience_mode": experience_mode, "prior": prior, "rows": table1["rows"], "by_mode": table1["by_mode"],
+            "row2_minus_row3": table1["row2_minus_row3"], "strict": table1["strict"], **table1["summary"],
+            "n_domains": int(omegas["either"].shape[0]), "n_runs": len(table1["rows"])}
 
 
 # --------------------------------------------------------------------------- program synthesis
@@ -335,3 +360,37 @@ def skeleton_theta(test: list) -> float:
     """θ of a "model" answering every test task with its reference program stripped of properties
     (properties_removed): 1 here exposes the metric's blind spot."""
     return float(np.mean([1 - divergence(parse_flow(properties_removed(t.flow)), parse_flow(t.flow)) for t in test]))
+
+
+def size_trend(results, test: list) -> dict:
+    """Figures 9-10: the rank correlation (and p) of program size with θ and with skill level over the
+    plotted points (one per model and program size), and whether skill stops at a size limit: some
+    model is exactly right on a program size below the largest, none on any larger size."""
+    points = [(size, c["theta"], c["skill"]) for r in results for size, c in by_program_size(r, test).items()]
+    sizes, thetas, skills = (list(column) for column in zip(*points))
+    theta_rho, theta_p = rank_correlation(sizes, thetas)
+    skill_rho, skill_p = rank_correlation(sizes, skills)
+    perfect = [size for size, _, skill in points if skill > 0]
+    largest_perfect = max(perfect) if perfect else None
+    return {"n_points": len(points), "theta_rho": theta_rho, "theta_p": theta_p, "skill_rho": skill_rho,
+            "skill_p": skill_p, "largest_size": max(sizes), "largest_perfect_size": largest_perfect,
+            "perfect_limit": largest_perfect is not None and largest_perfect < max(sizes)}
+
+
+def domain_theta(results, paper_best: dict) -> dict:
+    """Table 2: our best θ per domain over the models beside the paper's (`paper_best`, {domain: θ}),
+    and the rank correlation (and p) of the two over the domains: are the same domains hard?"""
+    ours = {domain: max(r.domains[domain].theta for r in results) for domain in paper_best}
+    rho, p = rank_correlation(list(ours.values()), list(paper_best.values()))
+    return {"ours": ours, "paper": dict(paper_best), "spearman": rho, "p": p, "n": len(ours)}
+
+
+def tradeoff(results, g) -> dict:
+    """Figures 11-12: the run with the best g-index against the run with the best θ; the g-index trades θ
+    against cost when the former used fewer training samples (less compute) than the latter."""
+    best_theta, best_g = int(np.argmax([r.theta for r in results])), int(np.argmax(g))
+    a, b = results[best_g], results[best_theta]
+    return {"best_g_samples": a.train_samples, "best_theta_samples": b.train_samples,
+            "best_g_flops": a.flops, "best_theta_flops": b.flops,
+            "best_g_fewer_samples": bool(a.train_samples < b.train_samples),
+            "best_g_less_compute": bool(a.flops < b.flops)}
