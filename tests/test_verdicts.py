@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import pytest
+import yaml
 
-from intellimetry import verdicts
+from intellimetry import paths, verdicts
 from intellimetry.verdicts import NOT_REPRODUCED, QUALITATIVE, REPRODUCED, CriterionError, judge, verdict
 
 VALUES = {"alpha": 2.4, "rho": -0.6, "p": 0.01, "ok": True, "level": "Capable",
@@ -84,3 +85,21 @@ def test_judge_figure_names_the_item_and_skips_other_figures():
 def test_an_item_has_exactly_one_status(item):
     with pytest.raises(CriterionError, match="exactly one of figure, not_yet, not_a_result"):
         verdicts.item_status(item)
+
+
+def test_changing_a_paper_value_in_a_copy_of_the_registry_flips_a_reproduced_verdict(tmp_path):
+    """g-index Table 1 recomputed through the library (as its notebook does), judged by the real
+    items.yaml, then by a copy in which one of the paper's g-index values is 10 % higher."""
+    from intellimetry.gindex.study import table1_values
+
+    values = table1_values(experience_mode="log2", prior=1e-4)  # the quick profile's parameters
+    original = (paths.REFERENCE_DIR / "gindex" / verdicts.ITEMS_FILE).read_text(encoding="utf-8")
+    assert verdicts.judge_figure("gindex-tab01-models", values, yaml.safe_load(original))["tab01"]["verdict"] \
+        == REPRODUCED
+    row = "{test: within_factor, ours: rows.GPT2-345M_2.ours, paper: 7902.972, factor: 1.05}"
+    assert original.count(row) == 1
+    copy = tmp_path / verdicts.ITEMS_FILE
+    copy.write_text(original.replace(row, row.replace("7902.972", "8693.269")), encoding="utf-8")
+    record = verdicts.judge_figure("gindex-tab01-models", values, yaml.safe_load(copy.read_text()))["tab01"]
+    # the row no longer holds; the ranking (the item's qualitative criterion) still does
+    assert record["verdict"] == QUALITATIVE
