@@ -30,20 +30,29 @@ def node_label(graph: nx.DiGraph, node) -> str:
     return "\n".join(textwrap.wrap(graph.nodes[node]["node"]["type"], 9, break_on_hyphens=True))
 
 
-def draw_flow(ax, graph: nx.DiGraph, title: str = "") -> None:
+def draw_flow(ax, graph: nx.DiGraph, title: str = "", font_size: float = 8) -> None:
     """A flow's DAG: one box per node labelled with its type, arrows for wires."""
     pos = dag_layout(graph)
-    nx.draw_networkx_edges(graph, pos, ax=ax, arrows=True, arrowsize=10, edge_color="0.4", node_size=900)
-    nx.draw_networkx_labels(graph, pos, {n: node_label(graph, n) for n in graph}, ax=ax, font_size=6,
+    # arrows stop at a box as wide as its label (node_size is the square of the box's width in points)
+    widths = [font_size * (0.55 * max(map(len, node_label(graph, n).split("\n"))) + 1.0) for n in graph]
+    nx.draw_networkx_edges(graph, pos, ax=ax, arrows=True, arrowsize=10, edge_color="0.4",
+                           node_size=[w ** 2 for w in widths])
+    nx.draw_networkx_labels(graph, pos, {n: node_label(graph, n) for n in graph}, ax=ax, font_size=font_size,
                             bbox={"boxstyle": "round,pad=0.3", "fc": "white", "ec": COLORS["ours"]})
-    ax.set_title("\n".join(textwrap.wrap(title, 70)), fontsize=8)
+    ax.set_title("\n".join(textwrap.wrap(title, 80)), fontsize=font_size + 1)
     xs, ys = zip(*pos.values())  # labels do not widen the axes by themselves
     ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
     ax.set_ylim(min(ys) - 0.6, max(ys) + 0.6)
     ax.set_axis_off()
 
 
-def draw_association(ax, assoc: nx.Graph, clique, g1: nx.DiGraph, g2: nx.DiGraph) -> None:
+def flow_span(graph: nx.DiGraph) -> float:
+    """The height of a flow's drawing in layout units (rows of nodes and the margins draw_flow adds)."""
+    ys = [y for _, y in dag_layout(graph).values()]
+    return max(ys) - min(ys) + 1.2
+
+
+def draw_association(ax, assoc: nx.Graph, clique, g1: nx.DiGraph, g2: nx.DiGraph, font_size: float = 8) -> None:
     """The association graph: vertex (u, v) labelled with the node types and s(u, v); the
     maximum-weight clique coloured, its edges dark, every other edge light."""
     in_clique = set(clique)
@@ -53,19 +62,21 @@ def draw_association(ax, assoc: nx.Graph, clique, g1: nx.DiGraph, g2: nx.DiGraph
     nx.draw_networkx_edges(assoc, pos, edgelist=other_edges, ax=ax, edge_color="0.85", width=0.8)
     nx.draw_networkx_edges(assoc, pos, edgelist=clique_edges, ax=ax, edge_color=COLORS["neutral"], width=1.8)
     colours = [COLORS["autonomous"] if v in in_clique else "white" for v in assoc.nodes]
-    nx.draw_networkx_nodes(assoc, pos, ax=ax, node_size=900, node_color=colours, edgecolors="0.3")
+    # a circle wide enough for its three lines of up to ten characters
+    nx.draw_networkx_nodes(assoc, pos, ax=ax, node_size=(6.5 * font_size) ** 2, node_color=colours, edgecolors="0.3")
     labels = {(u, v): f"{g1.nodes[u]['node']['type'][:10]}\n{g2.nodes[v]['node']['type'][:10]}\n"
                       f"s={assoc.nodes[(u, v)]['weight']:.2f}" for u, v in assoc.nodes}
-    nx.draw_networkx_labels(assoc, pos, labels, ax=ax, font_size=6)
+    nx.draw_networkx_labels(assoc, pos, labels, ax=ax, font_size=font_size)
     ax.margins(0.12)
     ax.set_axis_off()
 
 
-def draw_domain_distance(ax, omega: np.ndarray, names, annotate: bool = True) -> plt.cm.ScalarMappable:
+def draw_domain_distance(ax, omega: np.ndarray, names, annotate: bool = True,
+                         font_size: float = 7) -> plt.cm.ScalarMappable:
     """Ω as a heat map, rows = test domain, columns = curriculum domain; returns the image."""
     image = ax.imshow(omega, cmap="viridis", vmin=0.0, vmax=1.0)
-    ax.set_xticks(range(len(names)), names, rotation=90, fontsize=7)
-    ax.set_yticks(range(len(names)), names, fontsize=7)
+    ax.set_xticks(range(len(names)), names, rotation=90, fontsize=font_size)
+    ax.set_yticks(range(len(names)), names, fontsize=font_size)
     ax.set_xlabel("curriculum domain b")
     ax.set_ylabel("test domain a")
     ax.grid(False)
