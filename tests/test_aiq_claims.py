@@ -95,14 +95,16 @@ def test_subset_dissimilarity_summary_line_r_and_p():
 def test_group_structure_of_a_suite_with_two_close_nist_sets():
     names = ["digits", "digits-hard", "shapes10"]
     ds = np.array([[0.01, 0.05, 0.30], [0.06, 0.02, 0.20], [0.25, 0.22, 0.03]])
-    assert study.group_structure(ds, names) == {"self_lowest": True, "nist_grouped": True,
-                                                "diagonal_below_off_diagonal": True}
+    assert study.group_structure(ds, names) == {
+        "self_lowest": True, "nist_grouped": True, "diagonal_below_off_diagonal": True, "self_not_lowest": "none",
+        "nearest_other": {"digits": "digits-hard", "digits-hard": "digits", "shapes10": "digits-hard"}}
     far = ds.copy()
     far[0, 1] = far[1, 0] = 0.4  # the NIST pair is further apart than digits-hard from shapes10
     assert study.group_structure(far, names)["nist_grouped"] is False
     noisy = ds.copy()
     noisy[2, 2] = 0.21  # shapes10 with itself above its DS from digits-hard (0.20 in the column)
     assert study.group_structure(noisy, names)["self_lowest"] is False
+    assert study.group_structure(noisy, names)["self_not_lowest"] == "shapes10"
     assert study.group_structure(ds, ["digits", "shapes10", "cartpole"])["nist_grouped"] is False  # one member
     assert study.paper_domain("shapes100") == "CIFAR100" and study.paper_domain("fashion-mnist") == "Fashion-MNIST"
     assert study.paper_domain("digits[0,1]") == "MNIST" and study.paper_domain("other") == "other"

@@ -690,19 +690,23 @@ def group_structure(ds, names, group=NIST) -> dict:
     """Is each domain closest to itself (its DS with itself below every DS to or from another), and
     are the members of ``group`` (the paper's names) closer to each other (symmetrised DS) than any
     member is to a domain outside it? False where fewer than two members are in the suite. Also
-    whether the diagonal's mean lies below the off-diagonal mean."""
+    whether the diagonal's mean lies below the off-diagonal mean, which domains are not closest to
+    themselves, and each domain's nearest other domain (symmetrised DS)."""
     ds = np.asarray(ds, dtype=float)
     off = ~np.eye(len(ds), dtype=bool)
-    self_lowest = all(ds[i, i] < min(ds[i, off[i]].min(), ds[off[:, i], i].min()) for i in range(len(ds)))
+    lowest = [bool(ds[i, i] < min(ds[i, off[i]].min(), ds[off[:, i], i].min())) for i in range(len(ds))]
     sym = (ds + ds.T) / 2
+    nearest = {n: names[int(np.argmin(np.where(off[i], sym[i], np.inf)))] for i, n in enumerate(names)}
     members = [i for i, n in enumerate(names) if paper_domain(n) in group]
     others = [i for i in range(len(names)) if i not in members]
     grouped = False
     if len(members) >= 2 and others:
         inside = max(sym[i, j] for i in members for j in members if i != j)
         grouped = bool(inside < min(sym[i, j] for i in members for j in others))
-    return {"self_lowest": bool(self_lowest), "nist_grouped": grouped,
-            "diagonal_below_off_diagonal": bool(np.diag(ds).mean() < ds[off].mean())}
+    return {"self_lowest": all(lowest), "nist_grouped": grouped,
+            "diagonal_below_off_diagonal": bool(np.diag(ds).mean() < ds[off].mean()),
+            "self_not_lowest": ", ".join(n for n, ok in zip(names, lowest) if not ok) or "none",
+            "nearest_other": nearest}
 
 
 def space_dimensions(embedding: Embedding) -> dict:
