@@ -58,7 +58,7 @@ def draw_entropy(ax, x, entropy, label: str = "entropy (bits)") -> None:
     ax.legend(lines + more, labels + more_labels, fontsize=8, loc="best")
 
 
-def draw_mixing(ax, mixing, first: str, second: str, per_agent: bool = True) -> None:
+def draw_mixing(ax, mixing, first: str, second: str, per_agent: bool = True, legend_size: float = 7) -> None:
     """V_O(p), the diagonal between the two single-domain performances, and the area between them (DS)."""
     p, v = mixing.p, mixing.performance
     line = diagonal(p, mixing.v_first, mixing.v_second)
@@ -73,20 +73,21 @@ def draw_mixing(ax, mixing, first: str, second: str, per_agent: bool = True) -> 
     ax.axhline(mixing.v_second, color=COLORS["autonomous"], lw=0.8, label=f"{second} alone")
     ax.set_xlabel(f"p (share of samples from {first})")
     ax.set_ylabel("performance (test accuracy)")
-    ax.legend(fontsize=7, loc="best")
+    ax.legend(fontsize=legend_size, loc="best")
 
 
-def draw_heatmap(ax, matrix, row_names, col_names=None, label: str = "", fmt: str = ".3f", cmap: str = "viridis"):
+def draw_heatmap(ax, matrix, row_names, col_names=None, label: str = "", fmt: str = ".3f", cmap: str = "viridis",
+                 tick_size: float = 8, value_size: float = 7):
     """A matrix with its values written in the cells (small suites) and named axes."""
     matrix = np.asarray(matrix, dtype=float)
     col_names = row_names if col_names is None else col_names
     image = ax.imshow(matrix, cmap=cmap)
-    ax.set_xticks(range(len(col_names)), col_names, rotation=45, ha="right", fontsize=8)
-    ax.set_yticks(range(len(row_names)), row_names, fontsize=8)
+    ax.set_xticks(range(len(col_names)), col_names, rotation=45, ha="right", fontsize=tick_size)
+    ax.set_yticks(range(len(row_names)), row_names, fontsize=tick_size)
     if matrix.size <= 64:
         top = np.nanmax(matrix)
         for (i, j), value in np.ndenumerate(matrix):
-            ax.text(j, i, format(value, fmt), ha="center", va="center", fontsize=7,
+            ax.text(j, i, format(value, fmt), ha="center", va="center", fontsize=value_size,
                     color="white" if value < 0.6 * top else "black")
     ax.figure.colorbar(image, ax=ax, shrink=0.8, label=label)
     return image
