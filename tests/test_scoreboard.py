@@ -31,9 +31,12 @@ def test_rows_take_verdicts_from_sidecars_and_count_every_item(monkeypatch):
     assert scoreboard.totals(rows)["Demo paper"] == {"items": 4, "reproduced": 1, scoreboard.NOT_RUN: 1,
                                                     "not yet": 1, "not a result": 1}
     table = "\n".join(scoreboard.tables_markdown(rows))
-    assert "costs \\$5 \\| more" in table and "{ref}`survival-fig01-levels <survival-fig01-levels>`" in table
+    assert "costs \\$5 \\| more" in table
+    assert ("| Fig. 1<br>{ref}`ours <survival-fig01-levels>` | **reproduced** | a claim "
+            "| yes<br>*criterion:* ok holds (yes) |") in table
     summary = scoreboard.summary_markdown(rows)
-    assert summary[2].startswith("| Demo paper | {doc}`/survival/index` | 4 | 1 | 0 | 0 | 1 | 1 |")
+    assert summary[2] == "| {doc}`Demo paper </survival/index>` | 4 | 1 | 0 | 0 | 1 | 1 |"
+    assert summary[3] == "| **all papers** | 4 | 1 | 0 | 0 | 1 | 1 |"
 
 
 @pytest.mark.parametrize("chapter", REGISTRIES)

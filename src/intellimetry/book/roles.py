@@ -3,6 +3,7 @@
     {result}`survival-fig01-levels:limited.alpha_fit%.2f`   our value, from the figure's JSON sidecar
     {paper}`survival/levels.yaml:levels.limited.condition`  the paper's value, from data/reference/
     {build}`profile`                                        the profile / commit the book was built from
+    {build}`notebook_minutes%.0f`                           the notebooks' total run time of this copy
     {verdict}`aiq-fig07-force:fig07`                        the verdict the figure's run gave a paper item
     ```{provenance} survival-fig01-levels```                profile, parameters, commit, run time
     ```{build-table}```                                     that line for every figure in the book
@@ -139,7 +140,9 @@ def lookup_verdict(env, text: str) -> str:
 
 
 def lookup_build(env, text: str) -> str:
-    return format_value(dig(load_file(Path(env.srcdir) / paths.GENERATED / "build.json", env), text.strip()))
+    key, _, spec = text.partition("%")
+    build = load_file(Path(env.srcdir) / paths.GENERATED / "build.json", env)
+    return format_value(dig(build, key.strip()), spec.strip())
 
 
 class ProvenanceDirective(SphinxDirective):

@@ -106,12 +106,11 @@ def tables_markdown(rows: list[Row]) -> list[str]:
         paper_rows = [row for row in rows if row.paper == paper]
         counts = totals(paper_rows)[paper]
         lines += [f"## {paper}", "", _counts_sentence(counts), "",
-                  "| Item | The paper's claim | Ours | Criterion | Verdict | Our figure |",
-                  "|---|---|---|---|---|---|"]
+                  "| Item | Verdict | The paper's claim | Ours, and the criterion |", "|---|---|---|---|"]
         for row in paper_rows:
-            figure = f"{{ref}}`{row.figure} <{row.figure}>`" if row.figure else _cell(row.note)
-            lines.append(f"| {row.label} | {_cell(row.claim)} | {_cell(row.ours)} | {_cell(row.criterion)} "
-                         f"| **{row.status}** | {figure} |")
+            item = f"{row.label}<br>{{ref}}`ours <{row.figure}>`" if row.figure else row.label
+            ours = f"{_cell(row.ours)}<br>*criterion:* {_cell(row.criterion)}" if row.figure else _cell(row.note)
+            lines.append(f"| {item} | **{row.status}** | {_cell(row.claim)} | {ours} |")
         lines.append("")
     return lines
 
@@ -122,16 +121,17 @@ def _counts_sentence(counts: dict[str, int]) -> str:
 
 
 def summary_markdown(rows: list[Row]) -> list[str]:
+    """One row per paper (linked to its first chapter) and one for all papers: the counts per status."""
     counts = totals(rows)
-    chapters = {}
+    first_chapter = {}
     for row in rows:
-        chapters.setdefault(row.paper, dict.fromkeys([]))[row.chapter] = None
-    lines = ["| Paper | Chapters | Items | " + " | ".join(c.capitalize() for c in COLUMNS) + " |",
-             "|---|---|---" + "|---" * len(COLUMNS) + "|"]
-    for paper in [*chapters, "all papers"]:
-        links = ", ".join(f"{{doc}}`/{chapter}/index`" for chapter in chapters.get(paper, ()))
+        first_chapter.setdefault(row.paper, row.chapter)
+    lines = ["| Paper | Items | " + " | ".join(c.capitalize() for c in COLUMNS) + " |",
+             "|---|---" + "|---" * len(COLUMNS) + "|"]
+    for paper in [*first_chapter, "all papers"]:
+        name = f"{{doc}}`{paper} </{first_chapter[paper]}/index>`" if paper in first_chapter else f"**{paper}**"
         cells = " | ".join(str(counts[paper].get(status, 0)) for status in COLUMNS)
-        lines.append(f"| {paper} | {links} | {counts[paper]['items']} | {cells} |")
+        lines.append(f"| {name} | {counts[paper]['items']} | {cells} |")
     not_run = counts.get("all papers", {}).get(NOT_RUN, 0)
     if not_run:
         lines += ["", f"{not_run} covered items have no verdict yet (their figures were not re-run)."]
