@@ -72,3 +72,12 @@ def test_the_registries_list_every_item_of_the_five_papers():
     if len(REGISTRIES) < len(PAPERS):
         pytest.skip(f"registries so far: {REGISTRIES}")
     assert sum(counts.values()) == 71, counts
+
+
+@pytest.mark.parametrize("chapter", REGISTRIES)
+def test_every_covered_item_shows_its_verdict_on_its_chapter_page(chapter):
+    """The chapter states each verdict where it explains it (and, where not reproduced, why)."""
+    page = (paths.BOOK_DIR / chapter / "index.md").read_text(encoding="utf-8")
+    missing = [item["id"] for item in verdicts.load_items(chapter)["items"]
+               if item.get("figure") and f"{{verdict}}`{item['figure']}:{item['id']}`" not in page]
+    assert not missing, f"book/{chapter}/index.md shows no {{verdict}} role for items {missing}"
