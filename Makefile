@@ -60,7 +60,7 @@ test-fast: $(INSTALLED) ## the tests without the slow ones (no notebooks, no boo
 lint: $(INSTALLED) ## ruff over src/, tests/ and benchmarks/ (absolute imports, pyflakes, import order)
 	$(PY) -m ruff check src tests benchmarks
 
-check-book: $(INSTALLED) ## every rendered page in headless Chromium: missing images, broken links, tracebacks
+check-book: $(INSTALLED) ## every rendered page in headless Chromium: images, links, tracebacks, visible source, small figure text
 	$(PY) -m intellimetry.book check book/_build/html
 
 clean: ## remove generated figures and the rendered book (the model cache stays)
