@@ -10,7 +10,7 @@ import pytest
 from intellimetry import paths, verdicts
 from intellimetry.aiq import study
 from intellimetry.aiq.measures import MCCPCurve
-from intellimetry.stats import Interval
+from intellimetry.stats import Interval, rank_correlation
 
 
 def _complexities(*estimates, best=1.0):
@@ -19,11 +19,11 @@ def _complexities(*estimates, best=1.0):
             for e in estimates]
 
 
-def test_rank_trend_and_its_no_evidence_cases():
-    rho, p = study.rank_trend([1, 2, 3, 4, 5, 6], [1.0, 3.0, 2.0, 5.0, 6.0, 8.0])
+def test_rank_correlation_and_its_no_evidence_cases():
+    rho, p = rank_correlation([1, 2, 3, 4, 5, 6], [1.0, 3.0, 2.0, 5.0, 6.0, 8.0])
     assert rho == pytest.approx(1 - 6 * 2 / (6 * 35)) and 0 < p < 0.05
-    assert study.rank_trend([1, 2], [1.0, 2.0]) == (0.0, 1.0)  # two points
-    assert study.rank_trend([1, 2, 3], [4.0, 4.0, 4.0]) == (0.0, 1.0)  # constant
+    assert rank_correlation([1, 2], [1.0, 2.0]) == (0.0, 1.0)  # two points
+    assert rank_correlation([1, 2, 3], [4.0, 4.0, 4.0]) == (0.0, 1.0)  # constant
     assert study.trend_values("t", [1, 2, 3, 4], [4.0, 3.0, 2.0, 1.0]) == {"t": pytest.approx(-1.0), "t_p": 0.0}
 
 

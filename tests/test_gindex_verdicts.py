@@ -20,7 +20,7 @@ from intellimetry.gindex.study import (
     table1_values,
     tradeoff,
 )
-from intellimetry.gindex.trends import rank_correlation
+from intellimetry.stats import rank_correlation
 
 TAB = {"id": "t", "type": "tab"}
 

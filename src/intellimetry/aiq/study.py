@@ -43,7 +43,7 @@ from intellimetry.aiq.pools import (
 from intellimetry.aiq.teacher import TEACHER_DEFAULTS, Teacher, train_teacher
 from intellimetry.cache import MODELS_DIR
 from intellimetry.checks import check_int
-from intellimetry.stats import Interval
+from intellimetry.stats import Interval, rank_correlation
 
 POOL_CACHE = MODELS_DIR  # the shared model cache; pools live in its aiq-pools/ namespace
 MIXTURE_LABELS = ("auto", *dom.MIXTURE_LABELS)
@@ -463,19 +463,9 @@ def stepwise_dissimilarity(domains: list, spec: MixSpec, progress: bool = True) 
 
 # --------------------------------------------------------------------------- what the figures quote
 
-def rank_trend(x, y) -> tuple[float, float]:
-    """Spearman ρ of y on x and its two-sided p-value. Fewer than three points or a constant series
-    carry no evidence of a trend: (0.0, 1.0), so a criterion on the trend fails instead of erroring."""
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return 0.0, 1.0
-    rho, p = spearmanr(x, y)
-    return float(rho), float(p)
-
-
 def trend_values(key: str, x, y) -> dict:
     """{key: Spearman ρ, key_p: its p-value}: a rank trend as a figure records it."""
-    rho, p = rank_trend(x, y)
+    rho, p = rank_correlation(x, y)
     return {key: rho, f"{key}_p": p}
 
 
@@ -574,7 +564,7 @@ def mccp_curve_summary(curve: MCCPCurve, pool) -> dict:
     trained network fills (the filled-in bins follow the rules, not the data)."""
     sources = {s: int((curve.source == s).sum()) for s in sorted(set(curve.source))}
     observed = curve.source == "observed"
-    rho, p = rank_trend(curve.centres[observed], curve.sizes[observed])
+    rho, p = rank_correlation(curve.centres[observed], curve.sizes[observed])
     return {"mccp": curve.area, "smallest_size": min(a.size for a in pool), "largest_size": max(a.size for a in pool),
             "best_accuracy": max(a.accuracy for a in pool), "bins_by_source": sources,
             "observed_bins": sources.get("observed", 0), "size_trend": {"rho": rho, "p": p}}
@@ -776,7 +766,7 @@ def handicap_claims(depths, widths, mean_performance: np.ndarray, score: np.ndar
     averaged over the depths (AIQ "more linear" when its R² is the larger)."""
     widths = np.asarray(widths, dtype=float)
     order = np.argsort(widths)
-    rises = all(rho > 0 and p < alpha for rho, p in (rank_trend(widths, row) for row in mean_performance))
+    rises = all(rho > 0 and p < alpha for rho, p in (rank_correlation(widths, row) for row in mean_performance))
     shallowest = int(np.argmin(depths))
     curve = score[shallowest, order]
     drop = float((curve.max() - curve[-1]) / curve.max()) if curve.max() > 0 else 0.0

@@ -11,7 +11,7 @@ import numpy as np
 
 from intellimetry.gindex.gindex import g_index
 from intellimetry.gindex.reference import load_domain_distance
-from intellimetry.gindex.trends import rank_correlation
+from intellimetry.stats import rank_correlation
 
 OMEGA_SOURCES = ("sample-flows", "uniform")
 

@@ -18,7 +18,7 @@ from intellimetry.gindex.flows import dag_check, parse_flow
 from intellimetry.gindex.gindex import EXPERIENCE_MODES, experience, g_index
 from intellimetry.gindex.reference import load_domain_distance, load_table1, load_table1_inputs, run_inputs
 from intellimetry.gindex.synthesis import SIZES, ExperimentResult, run_experiment
-from intellimetry.gindex.trends import rank_correlation
+from intellimetry.stats import rank_correlation
 
 # Training compute of laptop-scale models is far below 1 petaFLOP, where log2 is negative; E can be
 # counted in a smaller unit instead (a documented choice, shown beside the others in the book).

@@ -1,5 +1,6 @@
-"""Rank correlations that a verdict can always judge: a finite ρ and p-value even where Spearman's is
-undefined (fewer than three points, or a constant side), where "no trend" (ρ = 0, p = 1) is the answer."""
+"""Rank correlations that a verdict can always judge, shared by the chapters' trend statistics: a
+finite ρ and p-value even where Spearman's is undefined (fewer than three points, or a constant
+side), where "no trend" (ρ = 0, p = 1) is the answer."""
 from __future__ import annotations
 
 import math
