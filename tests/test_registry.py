@@ -83,21 +83,23 @@ def test_param_spec_parsing_and_errors():
         flag.check(1)
 
 
+def assert_refused(path, text: str, match: str) -> None:
+    """Writing `text` to the figure YAML `path` makes load_figure refuse it with `match`."""
+    path.write_text(text)
+    with pytest.raises(RegistryError, match=match):
+        load_figure(path)
+
+
 def test_malformed_yaml_is_reported_with_its_path(tmp_path):
     folder = tmp_path / "survival"
     folder.mkdir()
     (folder / "survival-fig09-bad.md").write_text("# x\n")
-    (folder / "survival-fig09-bad.yaml").write_text(
-        "parameters:\n  a: {type: int}\nprofiles:\n  quick: {a: 1}\n")
-    with pytest.raises(RegistryError, match="'quick' and 'full' are both required"):
-        load_figure(folder / "survival-fig09-bad.yaml")
-    (folder / "survival-fig09-bad.yaml").write_text(
-        "parameters:\n  a: {type: int, max: 3}\nprofiles:\n  quick: {a: 1}\n  full: {a: 9}\n")
-    with pytest.raises(RegistryError, match="profile 'full'.*'a'"):
-        load_figure(folder / "survival-fig09-bad.yaml")
-    (folder / "nope-fig01-x.yaml").write_text("")
-    with pytest.raises(RegistryError, match="figure id must be"):
-        load_figure(folder / "nope-fig01-x.yaml")
+    bad = folder / "survival-fig09-bad.yaml"
+    assert_refused(bad, "parameters:\n  a: {type: int}\nprofiles:\n  quick: {a: 1}\n",
+                   "'quick' and 'full' are both required")
+    assert_refused(bad, "parameters:\n  a: {type: int, max: 3}\nprofiles:\n  quick: {a: 1}\n  full: {a: 9}\n",
+                   "profile 'full'.*'a'")
+    assert_refused(folder / "nope-fig01-x.yaml", "", "figure id must be")
 
 
 def test_a_fragment_gives_shared_parameters_and_the_figure_adds_its_own(tmp_path):
@@ -115,13 +117,10 @@ def test_a_fragment_gives_shared_parameters_and_the_figure_adds_its_own(tmp_path
     assert figure.resolve("full") == {"n": 200, "seed": 0, "width": 64}  # the figure's own value wins
     assert figure.resolve("smoke") == {"n": 2, "seed": 0, "width": 8}
     assert list(discover(tmp_path)) == ["aiq-fig09-one"]  # a fragment is not a figure
-    (folder / "aiq-fig09-one.yaml").write_text("extends: shared.yaml\nprofiles: {quick: {}, full: {}}\n")
-    with pytest.raises(RegistryError, match="expected a file _<name>.yaml"):
-        load_figure(folder / "aiq-fig09-one.yaml")
+    one = folder / "aiq-fig09-one.yaml"
+    assert_refused(one, "extends: shared.yaml\nprofiles: {quick: {}, full: {}}\n", "expected a file _<name>.yaml")
     (folder / "_shared.yaml").write_text("title: not here\n")
-    (folder / "aiq-fig09-one.yaml").write_text("extends: _shared.yaml\nprofiles: {quick: {}, full: {}}\n")
-    with pytest.raises(RegistryError, match="a fragment holds only"):
-        load_figure(folder / "aiq-fig09-one.yaml")
+    assert_refused(one, "extends: _shared.yaml\nprofiles: {quick: {}, full: {}}\n", "a fragment holds only")
 
 
 def test_discover_can_collect_errors_and_keep_the_good_figures(tmp_path):
