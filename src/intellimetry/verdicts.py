@@ -21,6 +21,7 @@ import math
 from collections.abc import Callable, Mapping
 
 from intellimetry import paths
+from intellimetry.checks import check_float
 
 REPRODUCED, QUALITATIVE, NOT_REPRODUCED = "reproduced", "qualitative", "not reproduced"
 VERDICTS = (REPRODUCED, QUALITATIVE, NOT_REPRODUCED)
@@ -47,16 +48,17 @@ def value_at(data, dotted: str):
 
 
 def _number(value, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise CriterionError(f"{what} must be a finite number, got {value!r}")
-    return float(value)
+    try:
+        return check_float(what, value)
+    except ValueError as err:
+        raise CriterionError(str(err)) from None
 
 
 def _fmt(x) -> str:
     return f"{x:.3g}" if isinstance(x, float) else str(x)
 
 
-# Each test: (criterion, ours) -> (holds, description of the criterion in words).
+# Each test: (criterion, our statistic, the figure's values) -> (holds, the criterion in words).
 def _within_factor(c, ours, values):
     ours, paper, factor = _number(ours, "ours"), _number(c["paper"], "paper"), _number(c["factor"], "factor")
     if factor < 1 or paper == 0:

@@ -24,6 +24,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from intellimetry import PAPERS, paths, verdicts
 from intellimetry.book.roles import LookupFailed, format_value, load_file, sidecar_path
+from intellimetry.pipeline.project import Project, read_sidecar
 
 logger = logging.getLogger(__name__)
 
@@ -180,8 +181,6 @@ def setup(app):
 
 def main(argv: list[str] | None = None) -> int:
     """Print the totals over items.yaml and one profile's sidecars (figures/<profile>/) as JSON."""
-    from intellimetry.pipeline.project import Project, read_sidecar
-
     parser = argparse.ArgumentParser(prog="python -m intellimetry.book scoreboard", description=main.__doc__)
     parser.add_argument("--profile", default="quick")
     parser.add_argument("--figures-dir", type=Path, help="output root (default: <repo>/figures)")
