@@ -78,7 +78,8 @@ def _download(name: str, folder: Path) -> Path:
         raise PackageUnavailable(name, "apt-get is not installed on this machine")
     try:
         # -o APT::Sandbox::User=root: the scratch folder is not readable by the _apt user.
-        done = subprocess.run(["apt-get", "download", "-q", "-o", "APT::Sandbox::User=root", name],
+        done = subprocess.run(["apt-get", "download", "-q", "-o", "APT::Sandbox::User=root",
+                               "-o", "Acquire::http::Timeout=30", "-o", "Acquire::Retries=1", name],
                               cwd=folder, capture_output=True, text=True, timeout=DOWNLOAD_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         raise PackageUnavailable(name, f"apt-get download took over {DOWNLOAD_TIMEOUT_S} s") from None

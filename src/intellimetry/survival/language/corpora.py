@@ -1,0 +1,918 @@
+"""Offline corpora of real, human-written text for the Intelligence Test's language experiments.
+
+Every corpus is a fixed list of real source files turned into plain-text documents; nothing is
+generated. The writing domains:
+
+* ``code``: the running interpreter's standard-library ``.py`` sources (all of them, skipping test
+  suites, idlelib, site-packages and ``pydoc_data/topics.py``, which is documentation); PSF-2.0.
+* ``law``: the licence texts in ``/usr/share/common-licenses`` and the LICENSE/COPYING files shipped
+  in the ``*.dist-info`` folders of this interpreter's site-packages, identical texts kept once.
+* ``literary``: Jane Austen's six novels (Debian ``r-cran-janeaustenr``, read from its R data base
+  with the ``rdata`` package) and the King James Bible (Debian ``bible-kjv-text``, decoded by the
+  ``bible`` program of Debian ``bible-kjv``: its data file has a compression of its own).
+* ``technical``: the reStructuredText sources of the Python documentation (Debian
+  ``python3.11-doc``), ``pydoc_data.topics``, and Debian ``fortunes``, ``jargon-text``, ``dict-devil``.
+
+The languages are Debian's manual pages, stripped of their troff markup (:func:`strip_troff`):
+``manpages-<lang>`` for en, de, fr, es, pl, ja on one shared set of pages (those present in all six,
+so the languages say the same things), and for it and pt-br (too few translations to share that set)
+on the pages they have in common with English. Each language reads its package and its ``-dev``
+package (sections 2 and 3 live there).
+
+A Debian package that cannot be had (no apt-get, offline) skips its source with a notice, returned
+with the documents and logged, unless the caller asks ``strict=True``. Extracted text is cached in
+``data/generated/corpora/<corpus>/`` under a key made of every source file's sha256, so a second call
+only lists and hashes the files. :func:`manifest` lists those files; the expected manifests are
+committed in ``data/corpora/`` and :func:`compare_manifest` says what changed since.
+
+Command line: ``python -m intellimetry.survival.language.corpora fetch`` downloads and extracts
+everything; ``... manifest [--write]`` compares the manifests with the committed ones (or rewrites them).
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import gzip
+import hashlib
+import json
+import logging
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import time
+import tokenize
+import warnings
+import zlib
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from itertools import zip_longest
+from pathlib import Path
+from typing import Callable, Iterable
+
+from intellimetry import paths
+from intellimetry.atomic import write_json, write_text
+from intellimetry.checks import check_choice, check_float, check_int
+from intellimetry.survival.language import debian
+
+log = logging.getLogger(__name__)
+
+WRITING_DOMAINS = ("code", "law", "literary", "technical")
+LANGUAGES = ("en", "de", "fr", "es", "pl", "ja", "it", "pt-br")
+# The languages whose common pages define the shared page set (it and pt-br translate too few).
+SHARED_PAGE_LANGUAGES = ("en", "de", "fr", "es", "pl", "ja")
+CORPORA = WRITING_DOMAINS + tuple(f"manpages-{lang}" for lang in LANGUAGES)
+SPLITS = ("test", "train", "all")
+
+GENERATED_DIR = paths.DATA_DIR / "generated" / "corpora"
+MANIFEST_DIR = paths.DATA_DIR / "corpora"
+# Bump when any reader's output changes: it is part of the cache key of the extracted texts.
+EXTRACTION_VERSION = 1
+
+# The paper truncated documents at 5,000 tokens: about 20,000 characters of English.
+DEFAULT_MAX_CHARS = 20_000
+DEFAULT_MIN_CHARS = 1_000
+DEFAULT_TEST_FRACTION = 0.2
+# The unit of the train/test split: a whole text, or a block of this many characters of a longer one
+# (a novel, a Bible book, the Jargon File), so that every long text lands in both splits, block by block.
+SPLIT_BLOCK_CHARS = 50_000
+
+Reader = Callable[[Path], list[tuple[str, str]]]  # a file -> (part name, text) pairs; "" = whole file
+
+
+class SourceUnavailable(RuntimeError):
+    """A source other than a Debian package could not be read (a missing program or Python package)."""
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One file a corpus reads; `key` names it in manifests: "<root>:<path under the root>"."""
+    key: str
+    path: Path
+    licence: str
+    version: str
+    read: Reader
+
+    def entry(self) -> dict:
+        data = self.path.read_bytes()
+        return {"path": self.key, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+                "licence": self.licence, "version": self.version}
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A named list of sources; each source lists its files (raising when it cannot be had)."""
+    name: str
+    sources: tuple[Callable[[], list[SourceFile]], ...]
+    cache_dir: Path | None = None  # default data/generated/corpora/<name>
+    dedupe: bool = False  # keep one file of each sha256 (licences repeat across packages)
+
+    @property
+    def folder(self) -> Path:
+        return Path(self.cache_dir) if self.cache_dir else GENERATED_DIR / self.name
+
+
+@dataclass(frozen=True)
+class Document:
+    name: str    # "<source key>[#part]@<block>.<piece>"
+    text: str
+    corpus: str
+    source: str  # the manifest key of the file it came from
+
+
+class Files(list):
+    """Source files that also carry notices (a source that is complete only in part says so here)."""
+
+    def __init__(self, items: Iterable[SourceFile] = (), notices: Iterable[str] = ()):
+        super().__init__(items)
+        self.notices = tuple(notices)
+
+
+class Documents(list):
+    """A list of documents that also carries the notices of the sources that were skipped."""
+
+    def __init__(self, items: Iterable[Document] = (), notices: Iterable[str] = ()):
+        super().__init__(items)
+        self.notices = tuple(notices)
+
+
+@dataclass(frozen=True)
+class Built:
+    """A corpus's files (manifest entries), its whole extracted texts and the skip notices."""
+    corpus: str
+    files: list[dict]
+    texts: list[tuple[str, str, str]]  # (document name, source key, text)
+    notices: list[str]
+
+
+# ----------------------------------------------------------------------------- troff
+
+
+_GLYPHS = {
+    "em": "—", "en": "–", "hy": "-", "mi": "−", "aq": "'", "dq": '"', "lq": "“", "rq": "”", "oq": "‘",
+    "cq": "’", "Fo": "«", "Fc": "»", "fo": "‹", "fc": "›", "bu": "•", "co": "©", "rg": "®", "tm": "™",
+    "mu": "×", "di": "÷", "+-": "±", "<=": "≤", ">=": "≥", "!=": "≠", "==": "≡", "->": "→", "<-": "←",
+    "ua": "↑", "da": "↓", "de": "°", "ti": "~", "ha": "^", "rs": "\\", "sl": "/", "ga": "`", "aa": "´",
+    "ba": "|", "or": "|", "pl": "+", "eq": "=", "sc": "§", "ps": "¶", "dg": "†", "ss": "ß", "ct": "¢",
+    "Eu": "€", "eu": "€", "Po": "£", "Ye": "¥", "lB": "[", "rB": "]", "lC": "{", "rC": "}", "la": "⟨",
+    "ra": "⟩", "sq": "□", "ci": "○", "at": "@", "sh": "#", "Do": "$", "ul": "_", "ru": "_", "em-": "—",
+    ":a": "ä", ":o": "ö", ":u": "ü", ":A": "Ä", ":O": "Ö", ":U": "Ü", "'e": "é", "`e": "è", "^e": "ê",
+    "'a": "á", "`a": "à", "^a": "â", "'o": "ó", "'i": "í", "'u": "ú", "~n": "ñ", ",c": "ç", "!!": "¡", "?:": "¿",
+}
+_STRINGS = {"lq": "“", "rq": "”", "R": "®", "Tm": "™", "Aq": "'", "dq": '"', "S": "", "Lq": "“", "Rq": "”"}
+_CHARACTERS = {"-": "-", "e": "\\", "\\": "\\", "0": " ", " ": " ", "~": " ", "t": "\t", ".": ".", "'": "´",
+               "`": "`"}  # every other one-character escape (\& \^ \| \c \% \: \/ \, ...) prints nothing
+_SILENT = set("&^|c%:/,!?{}pdurzaEjy")
+
+_ESCAPE = re.compile(r"""\\(?:
+      (?P<comment>["\#].*)
+    | \*(?P<string>\[[^\]]*\]|\(..|.)
+    | (?P<named>[fFgkmMnVYO])(?:\[[^\]]*\]|\(..|.)
+    | s(?:\[[^\]]*\]|[-+]?\(..|[-+]?'[^']*'|[-+]?\d{1,2})
+    | N'(?P<code>\d+)'
+    | [bBDhHlLoRSvwxXZ]'[^']*'
+    | \((?P<glyph2>..)
+    | \[(?P<glyph>[^\]]*)\]
+    | (?P<char>.)
+)""", re.X)
+
+_ALTERNATING = {"BR", "BI", "IB", "IR", "RB", "RI"}  # fonts alternate between arguments: no spaces
+_SPACED = {"B", "I", "SM", "SB", "UE", "ME", "OP"}  # arguments are words of the running text
+_HEADINGS = {"SH", "SS"}
+_PARAGRAPH = {"PP", "P", "LP", "TP", "TQ", "IP", "HP", "sp", "RS", "RE", "in", "TH", "SY", "YS"}
+_NO_FILL = {"nf": False, "EX": False, "fi": True, "EE": True}
+
+
+def _unescape(text: str) -> str:
+    return _ESCAPE.sub(_replace_escape, text)
+
+
+def _replace_escape(match: re.Match) -> str:
+    if match["string"] is not None:
+        return _STRINGS.get(match["string"].strip("[]").lstrip("("), "")
+    if match["code"] is not None:
+        return chr(int(match["code"]))
+    name = match["glyph2"] or match["glyph"]
+    if name is not None:
+        if re.fullmatch(r"u[0-9A-Fa-f]{4,6}", name):
+            return chr(int(name[1:], 16))
+        return _GLYPHS.get(name, "")
+    char = match["char"]
+    if char is None or char in _SILENT:
+        return ""  # comments, fonts, sizes, registers, motions
+    return _CHARACTERS.get(char, char)
+
+
+def _macro_arguments(rest: str) -> list[str]:
+    """troff's argument split: spaces separate, double quotes group ("" inside quotes is a quote)."""
+    arguments, i = [], 0
+    while i < len(rest):
+        if rest[i] in " \t":
+            i += 1
+        elif rest[i] == '"':
+            j, word = i + 1, []
+            while j < len(rest) and not (rest[j] == '"' and rest[j + 1:j + 2] != '"'):
+                word.append(rest[j])
+                j += 2 if rest[j] == '"' else 1
+            arguments.append("".join(word))
+            i = j + 1
+        else:
+            j = i
+            while j < len(rest) and rest[j] not in " \t":
+                j += 1
+            arguments.append(rest[i:j])
+            i = j
+    return arguments
+
+
+class _Page:
+    """Running text collected from a man page: filled paragraphs joined, no-fill lines kept."""
+
+    def __init__(self):
+        self.blocks: list[str] = []
+        self.lines: list[str] = []
+        self.fill = True
+
+    def add(self, text: str) -> None:
+        text = _unescape(text)
+        if not self.fill:
+            self.lines.append(text.rstrip())
+        elif text.strip():
+            self.lines.append(text.strip())
+        else:
+            self.flush()  # a blank line in filled text ends the paragraph
+
+    def words(self, text: str) -> None:
+        """Text from a macro's arguments: part of the running text, never a paragraph break."""
+        if text.strip():
+            self.add(text)
+
+    def flush(self) -> None:
+        if self.lines:
+            self.blocks.append(_join_filled(self.lines) if self.fill else "\n".join(self.lines))
+        self.lines = []
+
+    def text(self) -> str:
+        self.flush()
+        return "\n\n".join(block for block in self.blocks if block.strip())
+
+
+_CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")
+
+
+def _join_filled(lines: list[str]) -> str:
+    """Filled lines joined by a space, except between two CJK characters (Japanese uses none)."""
+    joined = lines[0]
+    for line in lines[1:]:
+        joined += ("" if _CJK.match(joined[-1]) and _CJK.match(line[0]) else " ") + line
+    return joined
+
+
+def strip_troff(source: str) -> str:
+    """The plain running text of a man page written in troff (man macros).
+
+    Comment lines and macro-only lines go; the text arguments of font and heading macros (.B, .I,
+    .BR, .SH, ...) stay; escapes become their characters (\\- -> -, \\(em -> —, \\e -> \\) or nothing
+    (\\fB, \\s-1, \\&). Tables (.TS/.TE), macro definitions (.de/..) and conditional blocks are
+    dropped. Filled paragraphs are joined into single lines; .nf/.EX blocks keep their lines.
+    """
+    page, skip_until = _Page(), None
+    for line in source.splitlines():
+        if skip_until is not None:
+            if skip_until(line):
+                skip_until = None
+            continue
+        if line[:1] not in (".", "'"):
+            page.add(line)
+            continue
+        skip_until = _control_line(page, line[1:].lstrip())
+    return page.text()
+
+
+def _control_line(page: _Page, request: str) -> Callable[[str], bool] | None:
+    """Apply one control line to `page`; returns a test for the line that ends a skipped block."""
+    name, _, rest = request.partition(" ")
+    name = name.strip()
+    if name.startswith('\\"') or not name:
+        return None
+    if name in ("de", "de1", "am", "ig"):
+        return lambda line: line.strip() == ".."
+    if name == "TS":
+        page.flush()
+        return lambda line: line.strip() in (".TE", "'TE")
+    if "\\{" in request and "\\}" not in request:  # a conditional block: drop up to its closing \}
+        return lambda line: "\\}" in line
+    arguments = _macro_arguments(rest)
+    if name in _HEADINGS:
+        page.flush()
+        page.words(" ".join(arguments))
+        page.flush()
+    elif name in _NO_FILL:
+        page.flush()
+        page.fill = _NO_FILL[name]
+    elif name in _ALTERNATING:
+        page.words("".join(arguments))
+    elif name in _SPACED:
+        page.words(" ".join(arguments))
+    elif name in _PARAGRAPH or name == "br":
+        page.flush()
+        if name in ("IP", "SY") and arguments:  # an item's tag, a synopsis's command
+            page.words(arguments[0] if name == "IP" else " ".join(arguments))
+    return None
+
+
+# ----------------------------------------------------------------------------- splitting
+
+
+def split_text(text: str, max_chars: int) -> list[str]:
+    """Consecutive pieces of at most `max_chars` whose concatenation is `text`.
+
+    Each cut falls just after whitespace: after the last newline of the window when that lies in its
+    second half (whole lines and paragraphs stay together), else after its last whitespace; a window
+    without whitespace (one enormous token) is cut at `max_chars`.
+    """
+    max_chars = check_int("max_chars", max_chars, 1)
+    pieces, start = [], 0
+    while len(text) - start > max_chars:
+        window = text[start:start + max_chars]
+        newline = window.rfind("\n") + 1
+        space = max(window.rfind(" "), window.rfind("\t"), window.rfind("\n")) + 1
+        cut = newline if newline > max_chars // 2 else space or max_chars
+        pieces.append(text[start:start + cut])
+        start += cut
+    if start < len(text):
+        pieces.append(text[start:])
+    return pieces
+
+
+def split_of(name: str, test_fraction: float = DEFAULT_TEST_FRACTION) -> str:
+    """"test" or "train" for a document, from the sha256 of its name: stable across runs and machines."""
+    test_fraction = check_float("test_fraction", test_fraction, 0.0, 1.0, low_open=True, high_open=True)
+    return "test" if _unit_hash(name) < test_fraction else "train"
+
+
+def _unit_hash(name: str) -> float:
+    return int(hashlib.sha256(name.encode("utf-8")).hexdigest()[:15], 16) / 16 ** 15
+
+
+# ----------------------------------------------------------------------------- readers
+
+
+def _tidy(text: str) -> str:
+    """Plain text with Unix newlines, no trailing spaces, and at most one blank line in a row."""
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def _decode(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")  # old licence files and fortunes: every byte is a character
+
+
+def read_plain(path: Path) -> list[tuple[str, str]]:
+    data = path.read_bytes()
+    return [("", _tidy(_decode(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)))]
+
+
+def read_python(path: Path) -> list[tuple[str, str]]:
+    with tokenize.open(path) as source:  # honours a coding cookie
+        return [("", _tidy(source.read()))]
+
+
+def read_manpage(path: Path) -> list[tuple[str, str]]:
+    return [("", _without_credits(_tidy(strip_troff(_decode(gzip.decompress(path.read_bytes()))))))]
+
+
+# The closing section a translation project appends to every page (who translated it, its licence,
+# where to report errors): the same words on every page, not the page's text.
+_CREDIT_HEADINGS = ("ÜBERSETZUNG", "TRADUCTION", "TRADUCCIÓN", "TŁUMACZENIE", "TRADUZIONE", "TRADUÇÃO",
+                    "この文書について", "COLOPHON")
+
+
+def _without_credits(text: str) -> str:
+    """`text` up to a final translation-credits section, when it has one."""
+    cut = max(text.rfind(f"\n\n{heading}\n\n") for heading in _CREDIT_HEADINGS)
+    return text[:cut] if cut >= 0 else text
+
+
+def read_fortunes(path: Path) -> list[tuple[str, str]]:
+    """A fortune file: the "%" lines between fortunes become blank lines."""
+    _, text = read_plain(path)[0]
+    return [("", _tidy(re.sub(r"(?m)^%$", "", text)))]
+
+
+def read_pydoc_topics(path: Path) -> list[tuple[str, str]]:
+    """pydoc_data/topics.py is one dict literal `topics = {...}`: one document per help topic."""
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["topics"]:
+            topics = ast.literal_eval(node.value)
+            return [(name, _tidy(topics[name])) for name in sorted(topics)]
+    raise SourceUnavailable(f"{path} holds no `topics = {{...}}` dict")
+
+
+def read_austen(path: Path) -> list[tuple[str, str]]:
+    """The six novels in janeaustenr's lazy-load R data base (Rdata.rdb, indexed by Rdata.rdx).
+
+    Each object is stored as a 4-byte length and a zlib stream of R's serialisation; `rdata` parses
+    the index and each novel (a character vector, one element per line of the book).
+    """
+    try:
+        import rdata
+    except ImportError:
+        raise SourceUnavailable("the Python package rdata is not installed") from None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # rdata warns that an .rdx is not named .rds
+        index = rdata.conversion.convert(rdata.parser.parse_file(path.with_suffix(".rdx")))
+        blob = path.read_bytes()
+        novels = []
+        for name in sorted(index["variables"]):
+            offset, length = (int(v) for v in index["variables"][name])
+            lines = rdata.conversion.convert(rdata.parser.parse_data(zlib.decompress(blob[offset + 4:offset + length])))
+            novels.append((str(name), _tidy("\n".join(str(line) for line in lines))))
+    return novels
+
+
+def no_documents(path: Path) -> list[tuple[str, str]]:
+    """For files a corpus needs but does not read as text (an index, a decoder)."""
+    return []
+
+
+def bible_reader(program: Path) -> Reader:
+    """Reads bible.data with Debian's `bible` program: one document per book, a blank line per chapter."""
+    def read(path: Path) -> list[tuple[str, str]]:
+        try:
+            done = subprocess.run([str(program), "-f", "-p", str(path.parent), "Gen1:1-Rev22:21"],
+                                  stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+        except OSError as error:
+            raise SourceUnavailable(f"the bible program cannot run: {error}") from None
+        if done.returncode != 0 or not done.stdout:
+            raise SourceUnavailable(f"the bible program failed: {done.stderr.decode(errors='replace').strip()}")
+        return _bible_books(done.stdout.decode("utf-8", errors="replace"))
+    return read
+
+
+def _bible_books(output: str) -> list[tuple[str, str]]:
+    """'Ge1:1 In the beginning ...' lines -> [("01-Ge", text), ...] in the Bible's order."""
+    books: dict[str, list[tuple[str, str]]] = {}
+    for line in output.splitlines():
+        verse = re.match(r"(\d?[A-Za-z]+)(\d+):\d+ (.*)", line)
+        if verse:
+            books.setdefault(verse[1], []).append((verse[2], verse[3].strip()))
+    documents = []
+    for number, (book, verses) in enumerate(books.items(), start=1):
+        chapters: dict[str, list[str]] = {}
+        for chapter, text in verses:
+            chapters.setdefault(chapter, []).append(text)
+        documents.append((f"{number:02d}-{book}", "\n\n".join("\n".join(v) for v in chapters.values())))
+    return documents
+
+
+# ----------------------------------------------------------------------------- sources
+
+
+def _everything(path: Path) -> bool:
+    return True
+
+
+def folder_source(prefix: str, root: Path, patterns: Iterable[str], licence: str, version: str = "",
+                  read: Reader = read_plain, keep: Callable[[Path], bool] = _everything
+                  ) -> Callable[[], list[SourceFile]]:
+    """The regular files (not symlinks) under `root` matching a glob of `patterns` and `keep`,
+    keyed "<prefix><path under root>" (prefix "stdlib:", "debian:fortunes/", ...)."""
+    patterns = tuple(patterns)
+
+    def files() -> list[SourceFile]:
+        found = sorted({p for pattern in patterns for p in Path(root).glob(pattern)
+                        if p.is_file() and not p.is_symlink() and keep(p)})
+        return [SourceFile(f"{prefix}{p.relative_to(root).as_posix()}", p, licence, version, read) for p in found]
+    return files
+
+
+def debian_source(package: str, patterns: Iterable[str], licence: str, read: Reader = read_plain,
+                  keep: Callable[[Path], bool] = _everything) -> Callable[[], list[SourceFile]]:
+    """Files of Debian `package` (fetched on first use), keyed "debian:<package>/<path>"."""
+    def files() -> list[SourceFile]:
+        fetched = debian.fetch(package)
+        return folder_source(f"debian:{package}/", fetched.root, patterns, licence, fetched.version, read, keep)()
+    return files
+
+
+_STDLIB_SKIPPED = {"test", "tests", "idle_test", "idlelib", "site-packages", "dist-packages", "__pycache__"}
+_TOPICS = Path("pydoc_data/topics.py")
+
+
+def _stdlib_root() -> Path:
+    return Path(sysconfig.get_paths()["stdlib"])
+
+
+def stdlib_code() -> list[SourceFile]:
+    root = _stdlib_root()
+    return [SourceFile(f"stdlib:{p.relative_to(root).as_posix()}", p, "PSF-2.0", platform.python_version(),
+                       read_python)
+            for p in sorted(root.rglob("*.py"))
+            if not _STDLIB_SKIPPED & set(p.relative_to(root).parts) and p.relative_to(root) != _TOPICS]
+
+
+
+def pydoc_topics() -> list[SourceFile]:
+    path = _stdlib_root() / _TOPICS
+    return [SourceFile(f"stdlib:{_TOPICS.as_posix()}", path, "PSF-2.0", platform.python_version(),
+                       read_pydoc_topics)]
+
+
+def common_licenses() -> list[SourceFile]:
+    """/usr/share/common-licenses (Debian's base-files); its symlinked aliases are left out."""
+    root = Path("/usr/share/common-licenses")
+    return folder_source("common-licenses:", root, ["*"], "licence text (verbatim copies allowed)",
+                         _installed_version("base-files"))()
+
+
+def _installed_version(package: str) -> str:
+    if shutil.which("dpkg-query") is None:
+        return ""
+    done = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True)
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+_LICENCE_NAME = re.compile(r"^(LICEN[CS]E|COPYING|NOTICE)", re.I)
+
+
+def site_package_licences() -> list[SourceFile]:
+    """LICENSE/COPYING files in the *.dist-info folders of this interpreter's site-packages."""
+    root = Path(sysconfig.get_paths()["purelib"])
+    files = []
+    for info in sorted(root.glob("*.dist-info")):
+        version = info.name[:-len(".dist-info")].partition("-")[2]
+        for path in sorted(info.rglob("*")):
+            inside = path.relative_to(info).parts
+            if path.is_file() and (inside[0] == "licenses" or _LICENCE_NAME.match(path.name)):
+                files.append(SourceFile(f"site-packages:{path.relative_to(root).as_posix()}", path,
+                                        "licence text (verbatim copies allowed)", version, read_plain))
+    return files
+
+
+def bible() -> list[SourceFile]:
+    """The KJV text and the Debian program that decodes it (both listed: either changes the text)."""
+    program = debian.fetch("bible-kjv")
+    text = debian.fetch("bible-kjv-text")
+    licence = "public domain (KJV; Crown patent in the UK)"
+    return [SourceFile("debian:bible-kjv-text/usr/lib/bible.data", text.root / "usr/lib/bible.data", licence,
+                       text.version, bible_reader(program.root / "usr/bin/bible")),
+            SourceFile("debian:bible-kjv/usr/bin/bible", program.root / "usr/bin/bible", "GPL-2+",
+                       program.version, no_documents)]
+
+
+_AUSTEN = "usr/lib/R/site-library/janeaustenr/data/Rdata"
+_AUSTEN_LICENCE = "public domain novels (Project Gutenberg); janeaustenr MIT"
+
+
+def austen() -> list[SourceFile]:
+    files = debian_source("r-cran-janeaustenr", [f"{_AUSTEN}.rdb", f"{_AUSTEN}.rdx"], _AUSTEN_LICENCE)()
+    return [replace(f, read=read_austen if f.key.endswith(".rdb") else no_documents) for f in files]
+
+
+# ----------------------------------------------------------------------------- man pages
+
+
+_MANPAGE_LICENCES = {
+    "en": "Linux man-pages licences, per page (verbatim copying, GPL-2+, BSD, Expat)",
+    "ja": "JM Project translation, under the original page's licence",
+}
+_TRANSLATION_LICENCE = "GPL-3+ (manpages-l10n translation)"
+
+
+def _manpage_packages(language: str) -> tuple[str, str]:
+    base = "manpages" if language == "en" else f"manpages-{language}"
+    return base, f"{base}-dev"
+
+
+def _language_pages(language: str) -> dict[str, SourceFile]:
+    """The real pages of a language's two packages: "man2/open.2" -> its file."""
+    licence = _MANPAGE_LICENCES.get(language, _TRANSLATION_LICENCE)
+    pages = {}
+    for package in _manpage_packages(language):
+        fetched = debian.fetch(package)
+        for relative in _real_pages(fetched.root):
+            path = fetched.root / relative
+            pages[f"{path.parent.name}/{path.name[:-3]}"] = SourceFile(
+                f"debian:{package}/{relative}", path, licence, fetched.version, read_manpage)
+    return pages
+
+
+@lru_cache(maxsize=None)
+def _real_pages(root: Path) -> tuple[str, ...]:
+    """Pages under an unpacked package's usr/share/man, without symlinks and `.so` aliases.
+
+    Cached per process: an unpacked package never changes in place (a new version is a new folder).
+    """
+    found = sorted(p for p in root.glob("usr/share/man/**/man[0-9]/*.gz") if p.is_file() and not p.is_symlink())
+    return tuple(p.relative_to(root).as_posix() for p in found if not _is_alias(p))
+
+
+def _is_alias(path: Path) -> bool:
+    """A page that only says `.so other-page` (checked on small files only: aliases are tiny)."""
+    if path.stat().st_size > 300:
+        return False
+    lines = [line for line in gzip.decompress(path.read_bytes()).decode("latin-1").splitlines()
+             if line.strip() and not line.startswith(('.\\"', "'\\\""))]
+    return len(lines) == 1 and lines[0].startswith(".so ")
+
+
+def manpage_source(language: str) -> Callable[[], list[SourceFile]]:
+    """The pages of `language` in the shared page set (it, pt-br: the pages they share with English).
+
+    The shared set is the intersection over SHARED_PAGE_LANGUAGES; a language whose packages cannot
+    be had is left out of it, with a notice.
+    """
+    check_choice("language", language, LANGUAGES)
+
+    def files() -> Files:
+        own = _language_pages(language)
+        others = SHARED_PAGE_LANGUAGES if language in SHARED_PAGE_LANGUAGES else ("en",)
+        shared, notices = set(own), []
+        for other in others:
+            if other == language:
+                continue
+            try:
+                shared &= set(_language_pages(other))
+            except debian.PackageUnavailable as error:
+                notices.append(f"the shared page set leaves out {other!r}: {error}")
+        return Files(sorted((own[name] for name in shared), key=lambda f: f.key), notices)
+    return files
+
+
+# ----------------------------------------------------------------------------- corpora
+
+
+def corpus(name: str) -> Corpus:
+    """The definition of a named corpus (see CORPORA)."""
+    check_choice("corpus", name, CORPORA)
+    if name.startswith("manpages-"):
+        return Corpus(name, (manpage_source(name[len("manpages-"):]),))
+    return Corpus(name, _DOMAIN_SOURCES[name], dedupe=name == "law")
+
+
+def _not_an_index(path: Path) -> bool:
+    return path.suffix != ".dat"
+
+
+_DOMAIN_SOURCES = {
+    "code": (stdlib_code,),
+    "law": (common_licenses, site_package_licences),
+    "literary": (austen, bible),
+    "technical": (
+        debian_source("python3.11-doc", ["usr/share/doc/python3.11/html/_sources/**/*.rst.txt"], "PSF-2.0"),
+        pydoc_topics,
+        debian_source("fortunes", ["usr/share/games/fortunes/*"],
+                      "BSD (fortune-mod, The Regents of the University of California)", read_fortunes,
+                      keep=_not_an_index),
+        debian_source("jargon-text", ["usr/share/doc/jargon-text/jargon.txt.gz"], "public domain"),
+        debian_source("dict-devil", ["usr/share/dictd/devil.dict.dz"], "public domain"),
+    ),
+}
+
+
+def _resolve(name_or_corpus: str | Corpus) -> Corpus:
+    return name_or_corpus if isinstance(name_or_corpus, Corpus) else corpus(name_or_corpus)
+
+
+def _collect(definition: Corpus, strict: bool) -> tuple[list[SourceFile], list[str]]:
+    """Every source's files; a source that cannot be had becomes a notice (or raises when strict)."""
+    files, notices = [], []
+    for source in definition.sources:
+        try:
+            listed = source()
+        except (debian.PackageUnavailable, SourceUnavailable) as error:
+            if strict:
+                raise
+            notices.append(f"skipped a source: {error}")
+            continue
+        files.extend(listed)
+        notices.extend(getattr(listed, "notices", ()))
+    if strict and notices:
+        raise SourceUnavailable(f"corpus {definition.name!r} is incomplete: {'; '.join(notices)}")
+    files = _unique(files) if definition.dedupe else sorted(files, key=lambda f: f.key)
+    return files, [f"{definition.name}: {notice}" for notice in notices]
+
+
+def _unique(files: list[SourceFile]) -> list[SourceFile]:
+    """One file per content (sha256), the first by key."""
+    seen, kept = set(), []
+    for file in sorted(files, key=lambda f: f.key):
+        digest = hashlib.sha256(file.path.read_bytes()).hexdigest()
+        if digest not in seen:
+            seen.add(digest)
+            kept.append(file)
+    return kept
+
+
+def build(name_or_corpus: str | Corpus, strict: bool = False) -> Built:
+    """The corpus's files and whole texts, extracted once and then read from the cache.
+
+    The cache key is the extraction version and every file's path and sha256, so a changed source
+    file, or a changed reader (with EXTRACTION_VERSION bumped), extracts again.
+    """
+    definition = _resolve(name_or_corpus)
+    files, notices = _collect(definition, strict)
+    entries = [file.entry() for file in files]
+    key = hashlib.sha256(json.dumps([EXTRACTION_VERSION, [(e["path"], e["sha256"]) for e in entries]])
+                         .encode()).hexdigest()
+    cache = definition.folder / "texts.json"
+    texts = _load_texts(cache, key)
+    if texts is None:
+        texts, failed = _extract(files, strict)
+        notices += [f"{definition.name}: skipped {reason}" for reason in failed]
+        if not failed:  # a failed reader is tried again next time
+            write_json(cache, {"key": key, "texts": texts})
+    for notice in notices:
+        log.warning(notice)
+    return Built(definition.name, entries, [tuple(text) for text in texts], notices)
+
+
+def _load_texts(cache: Path, key: str) -> list | None:
+    try:
+        stored = json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return stored["texts"] if stored.get("key") == key else None
+
+
+def _extract(files: list[SourceFile], strict: bool) -> tuple[list[list[str]], list[str]]:
+    texts, failed = [], []
+    for file in files:
+        try:
+            parts = file.read(file.path)
+        except SourceUnavailable as error:
+            if strict:
+                raise
+            failed.append(f"{file.key}: {error}")
+            continue
+        texts += [[f"{file.key}#{part}" if part else file.key, file.key, text] for part, text in parts if text]
+    return texts, failed
+
+
+# ----------------------------------------------------------------------------- documents
+
+
+def documents(name_or_corpus: str | Corpus, split: str = "test", max_documents: int | None = None,
+              max_chars: int = DEFAULT_MAX_CHARS, min_chars: int = DEFAULT_MIN_CHARS,
+              test_fraction: float = DEFAULT_TEST_FRACTION, strict: bool = False) -> Documents:
+    """The corpus's documents of one split, cut into pieces of at most `max_chars` characters.
+
+    Each text is cut into blocks of SPLIT_BLOCK_CHARS (most texts are one block); a block goes to
+    "test" or "train" by the hash of its name, whatever `max_chars`, so the splits never share text.
+    Blocks are cut into pieces of at most `max_chars` (never across a block), and pieces shorter than
+    `min_chars` are dropped. The order is fixed and pseudo-random (sha256 of each piece's name), so the
+    first `max_documents` spread over the corpus. Skip notices of missing sources ride along as `.notices`.
+    """
+    check_choice("split", split, SPLITS)
+    max_chars = check_int("max_chars", max_chars, 1)
+    min_chars = check_int("min_chars", min_chars, 0, max_chars)
+    if max_documents is not None:
+        max_documents = check_int("max_documents", max_documents, 1)
+    check_float("test_fraction", test_fraction, 0.0, 1.0, low_open=True, high_open=True)
+    built = build(name_or_corpus, strict)
+    chosen = []
+    for name, source, text in built.texts:
+        for block_number, block in enumerate(split_text(text, SPLIT_BLOCK_CHARS)):
+            block_name = f"{name}@{block_number}"
+            if split != "all" and split_of(block_name, test_fraction) != split:
+                continue
+            for number, piece in enumerate(split_text(block, max_chars)):
+                if len(piece.strip()) >= min_chars:
+                    chosen.append(Document(f"{block_name}.{number}", piece.strip(), built.corpus, source))
+    chosen.sort(key=lambda document: _unit_hash(document.name))
+    return Documents(chosen[:max_documents], built.notices)
+
+
+def training_text(corpora: Iterable[str | Corpus], max_chars: int, piece_chars: int = DEFAULT_MAX_CHARS,
+                  test_fraction: float = DEFAULT_TEST_FRACTION) -> str:
+    """The train split of `corpora`, one piece from each in turn, joined by blank lines and cut at
+    whitespace to at most `max_chars` characters."""
+    max_chars = check_int("max_chars", max_chars, 1)
+    queues = [documents(c, "train", max_chars=piece_chars, min_chars=0, test_fraction=test_fraction)
+              for c in corpora]
+    taken, length = [], 0
+    for turn in zip_longest(*queues):
+        for document in turn:
+            if document is not None and length <= max_chars:
+                taken.append(document.text)
+                length += len(document.text) + 2
+    text = "\n\n".join(taken)
+    return split_text(text, max_chars)[0].rstrip() if text else ""
+
+
+# ----------------------------------------------------------------------------- manifests
+
+
+def manifest(name_or_corpus: str | Corpus, strict: bool = False) -> dict:
+    """Every source file of the corpus (path, bytes, sha256, licence, version) and its totals."""
+    built = build(name_or_corpus, strict)
+    texts = [text for _, _, text in built.texts]
+    return {
+        "corpus": built.corpus,
+        "extraction_version": EXTRACTION_VERSION,
+        "files": built.files,
+        "skipped": built.notices,
+        "totals": {"files": len(built.files), "bytes": sum(f["bytes"] for f in built.files),
+                   "texts": len(texts), "characters": sum(map(len, texts)),
+                   "words": sum(len(text.split()) for text in texts)},
+    }
+
+
+def manifest_json(data: dict) -> str:
+    """The manifest as JSON, one line per file (diffs stay readable, the file stays small)."""
+    head = json.dumps({k: v for k, v in data.items() if k != "files"}, indent=1, sort_keys=True,
+                      ensure_ascii=False)
+    files = ",\n".join("  " + json.dumps(entry, sort_keys=True, ensure_ascii=False) for entry in data["files"])
+    return f'{head[:-2]},\n "files": [\n{files}\n ]\n}}\n'
+
+
+def manifest_path(name: str) -> Path:
+    return MANIFEST_DIR / f"{name}.manifest.json"
+
+
+def expected_manifest(name: str) -> dict | None:
+    """The committed manifest of a named corpus, or None when none is committed."""
+    path = manifest_path(check_choice("corpus", name, CORPORA))
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def compare_manifest(expected: dict, actual: dict) -> list[dict]:
+    """The files added, removed or changed (another sha256) between two manifests, by path."""
+    old = {entry["path"]: entry for entry in expected["files"]}
+    new = {entry["path"]: entry for entry in actual["files"]}
+    changes = []
+    for path in sorted(old.keys() | new.keys()):
+        before, after = old.get(path), new.get(path)
+        if before and after and before["sha256"] == after["sha256"]:
+            continue
+        change = "added" if before is None else "removed" if after is None else "changed"
+        changes.append({"change": change, "path": path,
+                        "old_sha256": before and before["sha256"], "new_sha256": after and after["sha256"],
+                        "old_version": before and before["version"], "new_version": after and after["version"]})
+    return changes
+
+
+def describe_changes(changes: list[dict]) -> list[str]:
+    """One sentence per change, for the book."""
+    def short(sha):
+        return sha[:12] if sha else "-"
+    return [f"{c['change']}: {c['path']} ({short(c['old_sha256'])} -> {short(c['new_sha256'])})" for c in changes]
+
+
+# ----------------------------------------------------------------------------- command line
+
+
+def _fetch_all(names: list[str], strict: bool) -> None:
+    for name in names:
+        started = time.perf_counter()
+        built = build(name, strict)  # logs a notice per skipped source
+        words = sum(len(text.split()) for _, _, text in built.texts)
+        print(f"{name}: {len(built.files)} files, {len(built.texts)} texts, {words:,} words "
+              f"({time.perf_counter() - started:.1f} s)", flush=True)
+
+
+def _manifests(names: list[str], write: bool) -> None:
+    for name in names:
+        actual = manifest(name)
+        if write:
+            write_text(manifest_path(name), manifest_json(actual))
+            print(f"wrote {manifest_path(name).relative_to(paths.REPO_ROOT)}")
+            continue
+        expected = expected_manifest(name)
+        changes = describe_changes(compare_manifest(expected, actual)) if expected else ["no committed manifest"]
+        print(f"{name}: {'same as committed' if not changes else f'{len(changes)} change(s)'}")
+        for line in changes[:50]:
+            print(f"  {line}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m intellimetry.survival.language.corpora",
+                                     description="Fetch the language corpora, or check/write their manifests.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    fetch = commands.add_parser("fetch", help="download the Debian packages and extract every corpus's text")
+    fetch.add_argument("--strict", action="store_true", help="fail on a missing package instead of skipping it")
+    check = commands.add_parser("manifest", help="compare each corpus with data/corpora/<corpus>.manifest.json")
+    check.add_argument("--write", action="store_true", help="write the manifests instead of comparing")
+    for command in (fetch, check):
+        command.add_argument("corpora", nargs="*", metavar="CORPUS", help=f"default: all ({', '.join(CORPORA)})")
+    arguments = parser.parse_args(argv)
+    unknown = sorted(set(arguments.corpora) - set(CORPORA))
+    if unknown:
+        parser.error(f"unknown corpus {', '.join(unknown)}; allowed: {', '.join(CORPORA)}")
+    logging.basicConfig(level=logging.WARNING, format="  NOTICE %(message)s")
+    names = arguments.corpora or list(CORPORA)
+    if arguments.command == "fetch":
+        _fetch_all(names, arguments.strict)
+        return 0
+    _manifests(names, arguments.write)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
