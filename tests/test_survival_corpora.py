@@ -213,6 +213,22 @@ def test_the_shared_page_set_is_the_intersection_over_the_shared_languages(monke
     assert [f.key for f in listed] == ["de:a", "de:b", "de:c"] and "'ja'" in listed.notices[0]
 
 
+def test_man_pages_are_named_alike_in_every_language_so_the_splits_agree(tmp_path, monkeypatch):
+    def fake_fetch(package):
+        root = tmp_path / package
+        folder = root / "usr/share/man" / ("" if package.startswith("manpages-dev") else "de") / "man3"
+        folder.mkdir(parents=True, exist_ok=True)
+        if package.endswith("-dev"):
+            (folder / "memset.3.gz").write_bytes(gzip.compress(b".SH NAME\nmemset\n"))
+            (folder / "bzero.3.gz").write_bytes(gzip.compress(b".so man3/memset.3\n"))  # an alias
+        return debian.Package(package, "1.0", root)
+    monkeypatch.setattr(corpora.debian, "fetch", fake_fetch)
+    english, german = corpora._language_pages("en"), corpora._language_pages("de")
+    assert list(english) == list(german) == ["man3/memset.3"]
+    assert english["man3/memset.3"].document == german["man3/memset.3"].document == "man:man3/memset.3"
+    assert german["man3/memset.3"].key == "debian:manpages-de-dev/usr/share/man/de/man3/memset.3.gz"
+
+
 # ----------------------------------------------------------------------------- manifests
 
 

@@ -69,11 +69,11 @@ SPLITS = ("test", "train", "all")
 GENERATED_DIR = paths.DATA_DIR / "generated" / "corpora"
 MANIFEST_DIR = paths.DATA_DIR / "corpora"
 # Bump when any reader's output changes: it is part of the cache key of the extracted texts.
-EXTRACTION_VERSION = 1
+EXTRACTION_VERSION = 2
 
 # The paper truncated documents at 5,000 tokens: about 20,000 characters of English.
 DEFAULT_MAX_CHARS = 20_000
-DEFAULT_MIN_CHARS = 1_000
+DEFAULT_MIN_CHARS = 500
 DEFAULT_TEST_FRACTION = 0.2
 # The unit of the train/test split: a whole text, or a block of this many characters of a longer one
 # (a novel, a Bible book, the Jargon File), so that every long text lands in both splits, block by block.
@@ -88,12 +88,17 @@ class SourceUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class SourceFile:
-    """One file a corpus reads; `key` names it in manifests: "<root>:<path under the root>"."""
+    """One file a corpus reads; `key` names it in manifests: "<root>:<path under the root>".
+
+    Its documents are named after `document` when given (a man page's "man:man2/open.2" in every
+    language, so that every language puts the same pages in its test split), else after `key`.
+    """
     key: str
     path: Path
     licence: str
     version: str
     read: Reader
+    document: str = ""
 
     def entry(self) -> dict:
         data = self.path.read_bytes()
@@ -116,7 +121,7 @@ class Corpus:
 
 @dataclass(frozen=True)
 class Document:
-    name: str    # "<source key>[#part]@<block>.<piece>"
+    name: str    # "<source key or document name>[#part]@<block>.<piece>"
     text: str
     corpus: str
     source: str  # the manifest key of the file it came from
@@ -547,9 +552,8 @@ def site_package_licences() -> list[SourceFile]:
     files = []
     for info in sorted(root.glob("*.dist-info")):
         version = info.name[:-len(".dist-info")].partition("-")[2]
-        for path in sorted(info.rglob("*")):
-            inside = path.relative_to(info).parts
-            if path.is_file() and (inside[0] == "licenses" or _LICENCE_NAME.match(path.name)):
+        for path in sorted(info.rglob("*")):  # PEP 639 puts them in licenses/, older wheels at the top
+            if path.is_file() and _LICENCE_NAME.match(path.name):
                 files.append(SourceFile(f"site-packages:{path.relative_to(root).as_posix()}", path,
                                         "licence text (verbatim copies allowed)", version, read_plain))
     return files
@@ -598,8 +602,9 @@ def _language_pages(language: str) -> dict[str, SourceFile]:
         fetched = debian.fetch(package)
         for relative in _real_pages(fetched.root):
             path = fetched.root / relative
-            pages[f"{path.parent.name}/{path.name[:-3]}"] = SourceFile(
-                f"debian:{package}/{relative}", path, licence, fetched.version, read_manpage)
+            page = f"{path.parent.name}/{path.name[:-3]}"
+            pages[page] = SourceFile(f"debian:{package}/{relative}", path, licence, fetched.version, read_manpage,
+                                     document=f"man:{page}")
     return pages
 
 
@@ -751,7 +756,8 @@ def _extract(files: list[SourceFile], strict: bool) -> tuple[list[list[str]], li
                 raise
             failed.append(f"{file.key}: {error}")
             continue
-        texts += [[f"{file.key}#{part}" if part else file.key, file.key, text] for part, text in parts if text]
+        name = file.document or file.key
+        texts += [[f"{name}#{part}" if part else name, file.key, text] for part, text in parts if text]
     return texts, failed
 
 
