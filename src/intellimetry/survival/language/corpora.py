@@ -162,7 +162,7 @@ _GLYPHS = {
     "ua": "↑", "da": "↓", "de": "°", "ti": "~", "ha": "^", "rs": "\\", "sl": "/", "ga": "`", "aa": "´",
     "ba": "|", "or": "|", "pl": "+", "eq": "=", "sc": "§", "ps": "¶", "dg": "†", "ss": "ß", "ct": "¢",
     "Eu": "€", "eu": "€", "Po": "£", "Ye": "¥", "lB": "[", "rB": "]", "lC": "{", "rC": "}", "la": "⟨",
-    "ra": "⟩", "sq": "□", "ci": "○", "at": "@", "sh": "#", "Do": "$", "ul": "_", "ru": "_", "em-": "—",
+    "ra": "⟩", "sq": "□", "ci": "○", "at": "@", "sh": "#", "Do": "$", "ul": "_", "ru": "_",
     ":a": "ä", ":o": "ö", ":u": "ü", ":A": "Ä", ":O": "Ö", ":U": "Ü", "'e": "é", "`e": "è", "^e": "ê",
     "'a": "á", "`a": "à", "^a": "â", "'o": "ó", "'i": "í", "'u": "ú", "~n": "ñ", ",c": "ç", "!!": "¡", "?:": "¿",
 }
@@ -452,7 +452,7 @@ def bible_reader(program: Path) -> Reader:
         try:
             done = subprocess.run([str(program), "-f", "-p", str(path.parent), "Gen1:1-Rev22:21"],
                                   stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
-        except OSError as error:
+        except (OSError, subprocess.TimeoutExpired) as error:
             raise SourceUnavailable(f"the bible program cannot run: {error}") from None
         if done.returncode != 0 or not done.stdout:
             raise SourceUnavailable(f"the bible program failed: {done.stderr.decode(errors='replace').strip()}")
@@ -520,7 +520,6 @@ def stdlib_code() -> list[SourceFile]:
                        read_python)
             for p in sorted(root.rglob("*.py"))
             if not _STDLIB_SKIPPED & set(p.relative_to(root).parts) and p.relative_to(root) != _TOPICS]
-
 
 
 def pydoc_topics() -> list[SourceFile]:

@@ -104,7 +104,11 @@ def _unpack(name: str, deb: Path, cache_dir: Path) -> Package:
         done = subprocess.run(["dpkg-deb", "-x", str(deb), str(scratch)], capture_output=True, text=True)
         if done.returncode != 0:
             raise PackageUnavailable(name, f"dpkg-deb -x failed: {done.stderr.strip()}")
-        scratch.rename(final)
+        try:
+            scratch.rename(final)
+        except OSError:
+            if not final.is_dir():  # else another process unpacked the same version meanwhile
+                raise
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return Package(name, unquote(quoted_version), final)
