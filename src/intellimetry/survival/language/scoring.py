@@ -238,15 +238,24 @@ def _sliding_window_counts(lm: LanguageModel, ids: np.ndarray, min_prefix: int, 
 
 
 def answer_failure_counts(lm: LanguageModel, prompt: str, answer: str) -> np.ndarray:
-    """Failures on every token of `answer` after `prompt` (teacher forcing); the prompt is not scored."""
-    prompt_ids = lm.encode(prompt, special_tokens=True)
-    answer_ids = lm.encode(answer)
-    if not answer_ids:
-        raise ValueError(f"the answer {answer!r} has no tokens")
-    ids = np.asarray(prompt_ids + answer_ids, dtype=np.int64)
-    ids = ids[-lm.context:]  # a prompt longer than the context keeps its end, next to the answer
+    """Failures on every token of `answer` after `prompt` (teacher forcing); the prompt is not scored.
+
+    Prompt and answer are tokenised together, as the model would read them, and the answer's tokens
+    are those holding any of its characters (a token straddling the boundary counts as the answer's).
+    """
+    if not answer:
+        raise ValueError("the answer is empty: there is no token to score")
+    encoded = lm.tokenizer(prompt + answer, return_offsets_mapping=True)
+    ids = np.asarray(encoded["input_ids"], dtype=np.int64)
+    ends = np.asarray([end for _, end in encoded["offset_mapping"]])
+    first = int(np.argmax(ends > len(prompt)))
+    if first == 0:
+        raise ValueError(f"the prompt leaves no context before the answer {answer!r}")
+    ids, first = ids[max(0, ids.size - lm.context):], first - max(0, ids.size - lm.context)
+    if first < 1:  # the answer alone is longer than the context
+        raise ValueError(f"the answer {answer[:40]!r}... is longer than the model's context ({lm.context} tokens)")
     hidden = _hidden_states_cached(lm, ids[:-1], CHUNK_TOKENS)
-    return _count_targets(lm, hidden, ids, np.arange(ids.size - len(answer_ids), ids.size))
+    return _count_targets(lm, hidden, ids, np.arange(first, ids.size))
 
 
 def _hidden_states_cached(lm: LanguageModel, ids: np.ndarray, chunk_tokens: int):
