@@ -52,6 +52,7 @@ class LanguageModel:
     tokenizer: object
     identity: str  # what the scores depend on (weights' fingerprint), for caching counts
     description: str = ""
+    record: dict = field(default_factory=dict)  # how it was made (training summary), when known
     non_embedding_params: int = field(init=False)
 
     def __post_init__(self):
@@ -242,6 +243,7 @@ def answer_failure_counts(lm: LanguageModel, prompt: str, answer: str) -> np.nda
 
     Prompt and answer are tokenised together, as the model would read them, and the answer's tokens
     are those holding any of its characters (a token straddling the boundary counts as the answer's).
+    A sequence longer than the model's context is scored with sliding windows, as documents are.
     """
     if not answer:
         raise ValueError("the answer is empty: there is no token to score")
@@ -251,11 +253,8 @@ def answer_failure_counts(lm: LanguageModel, prompt: str, answer: str) -> np.nda
     first = int(np.argmax(ends > len(prompt)))
     if first == 0:
         raise ValueError(f"the prompt leaves no context before the answer {answer!r}")
-    ids, first = ids[max(0, ids.size - lm.context):], first - max(0, ids.size - lm.context)
-    if first < 1:  # the answer alone is longer than the context
-        raise ValueError(f"the answer {answer[:40]!r}... is longer than the model's context ({lm.context} tokens)")
-    hidden = _hidden_states_cached(lm, ids[:-1], CHUNK_TOKENS)
-    return _count_targets(lm, hidden, ids, np.arange(first, ids.size))
+    # beyond the context, the document rule's sliding windows give each answer token half a context or more
+    return document_failure_counts(lm, ids, min_prefix=first)
 
 
 def _hidden_states_cached(lm: LanguageModel, ids: np.ndarray, chunk_tokens: int):

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 
 import numpy as np
 
 from intellimetry.cache import ModelCache, TrainingCode
 from intellimetry.survival.decay_rate import estimate_decay_rate
 from intellimetry.survival.failure_counts import failure_counts_from_embeddings
-from intellimetry.survival.language import scoring
+from intellimetry.survival.language import corpora, family, scoring, tasks
 from intellimetry.survival.levels import classify_level
 from intellimetry.survival.scaling import fit_scaling
 
@@ -21,6 +22,96 @@ COUNTS_CODE = TrainingCode(
     definitions=(scoring.document_failure_counts, scoring._sliding_window_counts, scoring.answer_failure_counts,
                  scoring._hidden_states_cached, scoring._count_targets, failure_counts_from_embeddings),
     packages=("torch", "transformers"))
+
+
+# A family small enough for the notebooks' smoke runs (tests): two sizes, a few steps.
+SMOKE_RECIPE = family.Recipe(vocab_size=512, context=64, batch_size=4, steps=8, learning_rate=2e-3,
+                             warmup_steps=2, seed=0, sizes=((1, 16, 2), (2, 32, 2)))
+RECIPES = {"smoke": SMOKE_RECIPE, "quick": family.QUICK_RECIPE, "full": family.FULL_RECIPE}
+# Our family learns from the train split of every corpus, so it is scored on all of them (test split).
+FAMILY_CORPORA = corpora.CORPORA
+# What the book states about each member's training (from its cache record).
+TRAINING_SUMMARY = ("steps", "tokens_seen", "train_seconds", "tokens_per_second", "final_train_loss",
+                    "validation_loss", "trained_now")
+CHARS_PER_TOKEN = 5  # generous: a document cut at max_tokens * 5 characters holds max_tokens tokens
+
+
+WRITING_LABELS = {"code": "code (Python stdlib)", "law": "law (licence texts)",
+                  "literary": "literary (Austen, KJV)", "technical": "technical (Python docs, jargon)"}
+LANGUAGE_LABELS = {"en": "English", "de": "German", "fr": "French", "es": "Spanish", "pl": "Polish",
+                   "ja": "Japanese", "it": "Italian", "pt-br": "Portuguese (Brazil)"}
+TASK_GROUPS = {"coding": ("humaneval", "cruxeval"), "mathematics": ("gsm8k", "cmath", "math_steps"),
+               "qa": ("mmlu_pro", "facts")}
+
+
+@dataclass(frozen=True)
+class TestSet:
+    """Documents (next-token prediction) or examples (teacher-forced answers) under one name."""
+    name: str
+    label: str
+    kind: str  # "documents" or "answers"
+    items: tuple
+    description: str = ""
+    notices: tuple[str, ...] = ()
+
+
+def document_set(corpus: str, label: str, documents: int, max_tokens: int, min_prefix: int) -> TestSet:
+    """Up to `documents` test-split documents of a corpus, each long enough for events after min_prefix."""
+    max_chars = max_tokens * CHARS_PER_TOKEN
+    # at least twice the skipped prefix in characters, so a kept document has events to score
+    min_chars = min(max_chars // 2, max(corpora.DEFAULT_MIN_CHARS, 2 * min_prefix * CHARS_PER_TOKEN))
+    found = corpora.documents(corpus, split="test", max_documents=documents, max_chars=max_chars,
+                              min_chars=min_chars)
+    return TestSet(corpus, label, "documents", tuple(d.text for d in found), notices=tuple(found.notices))
+
+
+def task_set(name: str, examples: int, seed: int) -> TestSet:
+    task = tasks.build_task(name, examples, seed)
+    return TestSet(name, task.label, "answers", task.examples, task.description)
+
+
+def family_models(recipe: str, train_chars: int, progress: bool = True) -> list[scoring.LanguageModel]:
+    """Our GPT-2 family trained (or loaded from the model cache) on the corpora's train split."""
+    text = corpora.training_text(FAMILY_CORPORA, max_chars=train_chars)
+    members = family.train_family([text], RECIPES[recipe], progress=progress)
+    return [scoring.LanguageModel(name=f"ours-{m.name}", model=m.model, tokenizer=m.tokenizer,
+                                  identity=f"family:{m.record['key']}",
+                                  description=f"our GPT-2 {m.name} ({recipe} recipe)", record=m.record)
+            for m in members]
+
+
+def model_label(lm: scoring.LanguageModel) -> str:
+    return "SmolLM2-135M" if lm.name == scoring.DEFAULT_MODEL else lm.name
+
+
+def subjects(model: str, recipe: str, train_chars: int) -> tuple[dict, list]:
+    """The pretrained model and our family's largest member side by side, and the whole family."""
+    pretrained = scoring.load_language_model(model)
+    ours = family_models(recipe, train_chars)
+    return {model_label(pretrained): pretrained, ours[-1].name: ours[-1]}, ours
+
+
+def model_rows(models: dict) -> dict:
+    """What the page says about each model: description, sizes, context, vocabulary."""
+    return {label: {"description": lm.description, "non_embedding_params": lm.non_embedding_params,
+                    "context": lm.context, "vocabulary": int(lm.model.get_output_embeddings().weight.shape[0])}
+            for label, lm in models.items()}
+
+
+def failure_counts_by_model(models: dict, test_sets: dict, *, min_prefix: int, max_tokens: int,
+                            progress: bool = True) -> dict:
+    """{model label: {test set: failure counts}} for every model on every test set (cached)."""
+    results = {}
+    for label, lm in models.items():
+        results[label] = {}
+        for name, test_set in test_sets.items():
+            if test_set.kind == "documents":
+                scored = document_counts(lm, test_set.items, min_prefix=min_prefix,
+                                         max_tokens=max_tokens, progress=progress)
+            else:
+                scored = answer_counts(lm, test_set.items, progress=progress)
+            results[label][name] = scored["counts"]
+    return results
 
 
 def fingerprint(texts) -> str:
@@ -113,3 +204,98 @@ def rising_share(lines: dict, alpha: float = 0.05) -> dict:
     significant = [name for name in positive if lines[name]["p"] < alpha]
     return {"sets": len(lines), "positive": len(positive), "significant": len(significant),
             "share_positive": len(positive) / len(lines) if lines else float("nan")}
+
+
+def writing_sets(documents: int, max_tokens: int, min_prefix: int) -> dict:
+    return {name: document_set(name, label, documents, max_tokens, min_prefix) for name, label in WRITING_LABELS.items()}
+
+
+def language_sets(languages, documents: int, max_tokens: int, min_prefix: int) -> dict:
+    return {lang: document_set(f"manpages-{lang}", LANGUAGE_LABELS[lang], documents, max_tokens, min_prefix)
+            for lang in languages}
+
+
+def task_sets(group: str, examples: int, seed: int) -> dict:
+    return {name: task_set(name, examples, seed) for name in TASK_GROUPS[group]}
+
+
+def corpus_changes(names) -> dict:
+    """Per corpus: the files that differ from the committed manifest, one sentence each ([] = none)."""
+    changes = {}
+    for name in names:
+        expected = corpora.expected_manifest(name)
+        if expected is None:
+            changes[name] = ["no manifest is committed for this corpus"]
+        else:
+            changes[name] = corpora.describe_changes(corpora.compare_manifest(expected, corpora.manifest(name)))
+    return changes
+
+
+def comparison(models: dict, test_sets: dict, counts: dict, rates: dict) -> dict:
+    """The numbers a side-by-side figure quotes: models, test sets, rates, levels, and the claims'
+    statistics: whether every (model, set) is Limited and on how many sets the larger model decays faster."""
+    labels = list(models)
+    by_size = sorted(labels, key=lambda label: models[label].non_embedding_params)
+    smaller, larger = by_size[0], by_size[-1]
+    faster = [name for name in test_sets if rates[larger][name]["alpha"] > rates[smaller][name]["alpha"]]
+    found = level_counts(rates)
+    return {
+        "models": model_rows(models), "larger_model": larger, "smaller_model": smaller,
+        "test_sets": {name: {"label": t.label, "kind": t.kind, "items": len(t.items), "description": t.description,
+                             "notices": list(t.notices),
+                             "events": {m: int(np.asarray(counts[m][name]).size) for m in labels}}
+                      for name, t in test_sets.items()},
+        "rates": rates, "levels": levels(rates), "level_counts": found,
+        "all_limited": found["Limited"] == sum(found.values()),
+        "larger_faster_sets": faster, "larger_faster_share": len(faster) / len(test_sets),
+    }
+
+
+GENERAL = "general"  # our general domain: the four writing domains' events pooled
+
+
+def family_scaling(ours: list, test_sets: dict, *, min_prefix: int, max_tokens: int, k_min: int, k_max: int,
+                   resamples: int, seed: int) -> tuple[dict, dict]:
+    """Our family on every test set plus the pooled writing domains ("general"): each member's decay
+    rates, and per test set the log-log line of α on non-embedding size."""
+    models = {lm.name: lm for lm in ours}
+    counts = failure_counts_by_model(models, test_sets, min_prefix=min_prefix, max_tokens=max_tokens)
+    for by_set in counts.values():
+        by_set[GENERAL] = np.concatenate([by_set[name] for name in WRITING_LABELS if name in by_set])
+    rates = {label: decay_rates(by_set, k_min, k_max, resamples, np.random.default_rng(seed))
+             for label, by_set in counts.items()}
+    alphas = {label: {name: row["alpha"] for name, row in rows.items()} for label, rows in rates.items()}
+    lines = size_scaling(alphas, {lm.name: lm.non_embedding_params for lm in ours})
+    return rates, lines
+
+
+def family_prediction(line: dict, timeline, hardware) -> tuple:
+    """The paper's extrapolation applied to our family's line on one test set: (fit, values), with
+    the size, year and cost at which α reaches 2 and 3, and how many decades beyond our largest
+    member that is (None when α does not rise with size, so no size reaches the levels)."""
+    from intellimetry.survival.study import levels_reached
+
+    fit = fit_scaling(line["sizes"], line["alphas"])
+    largest = max(line["sizes"])
+    values = {"members": len(line["sizes"]), "fit": fit.as_dict(), "decades_measured": line["decades"],
+              "largest_params": largest, "rises": fit.slope > 0, "reaches_levels": fit.slope > 0}
+    if fit.slope > 0:
+        for name, row in levels_reached(fit, timeline, hardware).items():
+            values[name] = {**row, "decades_extrapolated": float(np.log10(row["params"] / largest))}
+    return fit, values
+
+
+def fit_quality(counts_by_model: dict, k_min: int, k_max: int, bins_per_decade: int) -> dict:
+    """The paper's style of fit on real LM counts: per model and test set, least squares on
+    log-binned frequencies over [k_min, k_max] (slope and R²) beside the discrete MLE; and the
+    lowest R² over all of them (the paper reports R² close to 1 on every panel)."""
+    from intellimetry.stats import fit_discrete_power_law, fit_log_binned
+
+    rows = {model: {name: {"ls_alpha": (line := fit_log_binned(counts, k_min, k_max, bins_per_decade)).alpha,
+                           "r2": line.r2, "points": line.points,
+                           "mle_alpha": fit_discrete_power_law(counts, k_min, k_max).alpha,
+                           "k_min": k_min, "k_max": k_max}
+                    for name, counts in by_set.items()}
+            for model, by_set in counts_by_model.items()}
+    return {"fits": rows, "lowest_r2": min(r["r2"] for by_set in rows.values() for r in by_set.values()),
+            "k_min": k_min, "k_max": k_max, "bins_per_decade": bins_per_decade}

@@ -1,0 +1,80 @@
+"""The language study's statistics on hand-made counts: rates, levels, size lines, fit quality, caching."""
+import numpy as np
+import pytest
+
+from intellimetry.stats import sample_discrete_power_law
+from intellimetry.survival.language import scoring, study
+from intellimetry.survival.scaling import Hardware, Timeline
+
+
+class FakeModel:
+    def __init__(self, name, params):
+        self.name, self.non_embedding_params = name, params
+
+
+def test_a_test_set_without_counts_in_the_range_is_named():
+    with pytest.raises(ValueError, match="'code' has no failure counts in \\[5, 1000\\]"):
+        study.decay_rates({"code": np.zeros(50, dtype=int)}, 5, 1000, 10, np.random.default_rng(0))
+
+
+def test_decay_rates_recover_a_known_exponent_and_its_level():
+    counts = sample_discrete_power_law(2.5, 20000, np.random.default_rng(1))
+    row = study.decay_rates({"s": counts}, 1, 1000, 20, np.random.default_rng(0))["s"]
+    assert abs(row["alpha"] - 2.5) < 0.1 and row["level"] == "Capable"
+
+
+def test_size_lines_recover_a_known_log_log_slope():
+    sizes = {f"m{i}": n for i, n in enumerate([1e3, 1e4, 1e5, 1e6])}
+    alphas = {m: {"a": 1.1 * n**0.05, "b": 2.0 * n**-0.01} for m, n in sizes.items()}
+    lines = study.size_scaling(alphas, sizes)
+    assert lines["a"]["slope"] == pytest.approx(0.05) and lines["a"]["rises"]
+    assert lines["b"]["slope"] == pytest.approx(-0.01) and not lines["b"]["rises"]
+    assert lines["a"]["decades"] == pytest.approx(3.0)
+    assert study.rising_share(lines) == {"sets": 2, "positive": 1, "significant": 1, "share_positive": 0.5}
+
+
+def test_comparison_counts_limited_pairs_and_where_the_larger_model_decays_faster(monkeypatch):
+    models = {"small": FakeModel("small", 10), "large": FakeModel("large", 1000)}
+    rates = {"small": {"x": {"alpha": 1.2, "level": "Limited"}, "y": {"alpha": 1.5, "level": "Limited"}},
+             "large": {"x": {"alpha": 1.4, "level": "Limited"}, "y": {"alpha": 2.5, "level": "Capable"}}}
+    sets = {"x": study.TestSet("x", "X", "answers", ()), "y": study.TestSet("y", "Y", "answers", ())}
+    counts = {m: {"x": np.zeros(3), "y": np.zeros(4)} for m in models}
+    monkeypatch.setattr(study, "model_rows", lambda models: {})  # needs real transformers models
+    result = study.comparison(models, sets, counts, rates)
+    assert result["larger_model"] == "large" and result["larger_faster_sets"] == ["x", "y"]
+    assert result["level_counts"] == {"Limited": 3, "Capable": 1, "Autonomous": 0}
+    assert result["all_limited"] is False and result["larger_faster_share"] == 1.0
+
+
+def test_fit_quality_of_a_clean_power_law_is_near_perfect():
+    counts = sample_discrete_power_law(2.0, 200000, np.random.default_rng(2))
+    quality = study.fit_quality({"m": {"s": counts}}, 1, 100, 10)
+    assert quality["lowest_r2"] > 0.98
+    assert abs(quality["fits"]["m"]["s"]["mle_alpha"] - 2.0) < 0.05
+
+
+def test_family_prediction_extrapolates_only_a_rising_line():
+    timeline, hardware = Timeline(), Hardware()
+    rising = {"sizes": [1e3, 1e5], "alphas": [1.1, 1.1 * 100**0.05], "decades": 2.0}
+    fit, values = study.family_prediction(rising, timeline, hardware)
+    size = 10 ** (np.log10(3 / 1.1) / 0.05 + 3)
+    assert values["autonomous"]["params"] == pytest.approx(size, rel=1e-6)
+    assert values["autonomous"]["decades_extrapolated"] == pytest.approx(np.log10(size / 1e5))
+    _, flat = study.family_prediction({"sizes": [1e3, 1e5], "alphas": [1.2, 1.1], "decades": 2.0}, timeline, hardware)
+    assert flat["reaches_levels"] is False and "autonomous" not in flat
+
+
+def test_counts_are_cached_by_content(tmp_path, monkeypatch):
+    calls = []
+
+    def fake_score(lm, texts, min_prefix, max_tokens, progress):
+        calls.append(list(texts))
+        return {"counts": np.array([0, 3, 1]), "events_per_document": [3]}
+
+    monkeypatch.setattr(scoring, "score_documents", fake_score)
+    lm = type("LM", (), {"identity": "fake"})()
+    first = study.document_counts(lm, ["a text"], min_prefix=2, max_tokens=9, cache_root=tmp_path)
+    again = study.document_counts(lm, ["a text"], min_prefix=2, max_tokens=9, cache_root=tmp_path)
+    other = study.document_counts(lm, ["another"], min_prefix=2, max_tokens=9, cache_root=tmp_path)
+    assert len(calls) == 2 and first["counts"].tolist() == again["counts"].tolist() == [0, 3, 1]
+    assert other["events_per_document"] == [3]
