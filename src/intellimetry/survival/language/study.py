@@ -207,7 +207,8 @@ def rising_share(lines: dict, alpha: float = 0.05) -> dict:
 
 
 def writing_sets(documents: int, max_tokens: int, min_prefix: int) -> dict:
-    return {name: document_set(name, label, documents, max_tokens, min_prefix) for name, label in WRITING_LABELS.items()}
+    return {name: document_set(name, label, documents, max_tokens, min_prefix)
+            for name, label in WRITING_LABELS.items()}
 
 
 def language_sets(languages, documents: int, max_tokens: int, min_prefix: int) -> dict:
