@@ -97,6 +97,16 @@ def test_a_second_call_loads_from_the_cache_and_a_new_recipe_retrains(trained, c
     assert all(m.record["trained_now"] for m in other_text)
 
 
+def test_training_is_deterministic_and_stores_weights_beside_a_record(trained, tmp_path):
+    fresh = family.train_family(english_texts(), TINY, cache_root=tmp_path, progress=False)
+    for first, second in zip(trained, fresh):
+        assert second.record["trained_now"]
+        for (name, a), (_, b) in zip(first.model.state_dict().items(), second.model.state_dict().items()):
+            assert torch.equal(a, b), name
+    stored = sorted(p.name.split(".", 1)[1] for p in (tmp_path / "survival-family").iterdir())
+    assert stored == ["json", "json", "safetensors", "safetensors", "tokenizer.json"]
+
+
 def test_adding_a_size_trains_only_the_new_size(trained, cache_root):
     grown = dataclasses.replace(TINY, sizes=TINY.sizes + ((2, 8, 4),))
     members = family.train_family(english_texts(), grown, cache_root=cache_root, progress=False)

@@ -255,37 +255,44 @@ def mean_loss(model: GPT2LMHeadModel, ids: torch.Tensor, context: int,
     return total / (n_windows * context)
 
 
+def _train_step(model: GPT2LMHeadModel, optimiser: torch.optim.AdamW, batch: torch.Tensor, learning_rate: float,
+                grad_clip: float) -> float:
+    for group in optimiser.param_groups:
+        group["lr"] = learning_rate
+    loss = _window_loss(model, batch)
+    optimiser.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+    optimiser.step()
+    return loss.item()
+
+
 def train_member(config: GPT2Config, train_ids: torch.Tensor, validation_ids: torch.Tensor, recipe: Recipe,
                  seed: int, name: str = "", progress: bool = True) -> tuple[GPT2LMHeadModel, dict]:
     """Train one member; returns the model (eval mode) and its training record.
 
     Batches are windows at random offsets of ``train_ids``, drawn by a generator seeded with the
     recipe's seed alone, so every size sees the same windows in the same order."""
+    started = time.perf_counter()
     model = initial_model(config, seed)
     initial_validation = mean_loss(model, validation_ids, recipe.context)
     optimiser = _optimiser(model, recipe)
     batches = torch.Generator().manual_seed(recipe.seed)
     log_every = max(1, recipe.steps // 20)
     losses, curve = [], []
-    started = last_beat = time.perf_counter()
+    training_started = last_beat = time.perf_counter()
     model.train()
     for step in range(recipe.steps):
-        for group in optimiser.param_groups:
-            group["lr"] = learning_rate_at(step, recipe)
         starts = torch.randint(0, len(train_ids) - recipe.context - 1, (recipe.batch_size,), generator=batches)
-        loss = _window_loss(model, _windows(train_ids, starts, recipe.context))
-        optimiser.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), recipe.grad_clip)
-        optimiser.step()
-        losses.append(loss.item())
+        losses.append(_train_step(model, optimiser, _windows(train_ids, starts, recipe.context),
+                                  learning_rate_at(step, recipe), recipe.grad_clip))
         if (step + 1) % log_every == 0 or step + 1 == recipe.steps:
             curve.append([step + 1, sum(losses[-log_every:]) / len(losses[-log_every:])])
         if progress and time.perf_counter() - last_beat > HEARTBEAT_SECONDS:
             last_beat = time.perf_counter()
             print(f"  {name}: step {step + 1}/{recipe.steps}, loss {losses[-1]:.3f}, "
-                  f"{last_beat - started:.0f} s", flush=True)
-    train_seconds = time.perf_counter() - started
+                  f"{last_beat - training_started:.0f} s", flush=True)
+    train_seconds = time.perf_counter() - training_started
     model.eval()
     tail = losses[-max(1, recipe.steps // 10):]
     tokens = recipe.steps * recipe.batch_size * recipe.context
@@ -293,14 +300,14 @@ def train_member(config: GPT2Config, train_ids: torch.Tensor, validation_ids: to
               "initial_validation_loss": initial_validation,
               "validation_loss": mean_loss(model, validation_ids, recipe.context), "loss_curve": curve,
               "train_seconds": train_seconds, "tokens_per_second": tokens / train_seconds,
-              "torch_threads": torch.get_num_threads()}
+              "wall_seconds": time.perf_counter() - started, "torch_threads": torch.get_num_threads()}
     return model, record
 
 
 # What every cached item depends on besides its own inputs (see intellimetry.cache).
 FAMILY_CODE = TrainingCode("survival-family", 1, definitions=(
     Recipe, train_tokenizer, wrap_tokenizer, encode_texts, split_stream, model_config, initial_model,
-    learning_rate_at, _optimiser, _windows, _window_loss, mean_loss, train_member),
+    learning_rate_at, _optimiser, _windows, _window_loss, mean_loss, _train_step, train_member),
     packages=("torch", "transformers", "tokenizers"))
 
 
