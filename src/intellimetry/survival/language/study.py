@@ -30,6 +30,9 @@ SMOKE_RECIPE = family.Recipe(vocab_size=512, context=64, batch_size=4, steps=8, 
 RECIPES = {"smoke": SMOKE_RECIPE, "quick": family.QUICK_RECIPE, "full": family.FULL_RECIPE}
 # Our family learns from the train split of every corpus, so it is scored on all of them (test split).
 FAMILY_CORPORA = corpora.CORPORA
+SUBJECT_ROLES = ("pretrained", "ours")  # Figs. 6-11: the pretrained model, then our largest member
+RATE_KEYS = ("alpha", "ci_low", "ci_high", "level", "straddles", "events", "events_in_range", "first_try",
+             "log_binned_alpha", "log_binned_r2")
 # What the book states about each member's training (from its cache record).
 TRAINING_SUMMARY = ("steps", "tokens_seen", "train_seconds", "tokens_per_second", "final_train_loss",
                     "validation_loss", "trained_now")
@@ -93,7 +96,7 @@ def subjects(model: str, recipe: str, train_chars: int) -> tuple[dict, list]:
 
 def model_rows(models: dict) -> dict:
     """What the page says about each model: description, sizes, context, vocabulary."""
-    return {label: {"description": lm.description, "non_embedding_params": lm.non_embedding_params,
+    return {label: {"name": label, "description": lm.description, "non_embedding_params": lm.non_embedding_params,
                     "context": lm.context, "vocabulary": int(lm.model.get_output_embeddings().weight.shape[0])}
             for label, lm in models.items()}
 
@@ -240,8 +243,13 @@ def comparison(models: dict, test_sets: dict, counts: dict, rates: dict) -> dict
     smaller, larger = by_size[0], by_size[-1]
     faster = [name for name in test_sets if rates[larger][name]["alpha"] > rates[smaller][name]["alpha"]]
     found = level_counts(rates)
+    roles = dict(zip(SUBJECT_ROLES, labels))  # stable keys for the book, whatever the models are called
     return {
-        "models": model_rows(models), "larger_model": larger, "smaller_model": smaller,
+        "subjects": roles, "models": model_rows(models), "larger_model": larger, "smaller_model": smaller,
+        "by_subject": {role: {"model": model_rows({label: models[label]})[label],
+                              "rates": {name: {key: rates[label][name][key] for key in RATE_KEYS}
+                                        for name in test_sets}}
+                       for role, label in roles.items()},
         "test_sets": {name: {"label": t.label, "kind": t.kind, "items": len(t.items), "description": t.description,
                              "notices": list(t.notices),
                              "events": {m: int(np.asarray(counts[m][name]).size) for m in labels}}
