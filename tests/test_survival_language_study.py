@@ -35,15 +35,20 @@ def test_size_lines_recover_a_known_log_log_slope():
 
 def test_comparison_counts_limited_pairs_and_where_the_larger_model_decays_faster(monkeypatch):
     models = {"small": FakeModel("small", 10), "large": FakeModel("large", 1000)}
-    rates = {"small": {"x": {"alpha": 1.2, "level": "Limited"}, "y": {"alpha": 1.5, "level": "Limited"}},
-             "large": {"x": {"alpha": 1.4, "level": "Limited"}, "y": {"alpha": 2.5, "level": "Capable"}}}
+    def row(alpha, level):
+        return {key: 0 for key in study.RATE_KEYS} | {"alpha": alpha, "level": level}
+
+    rates = {"small": {"x": row(1.2, "Limited"), "y": row(1.5, "Limited")},
+             "large": {"x": row(1.4, "Limited"), "y": row(2.5, "Capable")}}
     sets = {"x": study.TestSet("x", "X", "answers", ()), "y": study.TestSet("y", "Y", "answers", ())}
     counts = {m: {"x": np.zeros(3), "y": np.zeros(4)} for m in models}
-    monkeypatch.setattr(study, "model_rows", lambda models: {})  # needs real transformers models
+    monkeypatch.setattr(study, "model_rows", lambda models: {label: {} for label in models})
     result = study.comparison(models, sets, counts, rates)
     assert result["larger_model"] == "large" and result["larger_faster_sets"] == ["x", "y"]
     assert result["level_counts"] == {"Limited": 3, "Capable": 1, "Autonomous": 0}
     assert result["all_limited"] is False and result["larger_faster_share"] == 1.0
+    assert result["subjects"] == {"pretrained": "small", "ours": "large"}
+    assert result["by_subject"]["ours"]["rates"]["y"]["alpha"] == 2.5
 
 
 def test_fit_quality_of_a_clean_power_law_is_near_perfect():
@@ -78,3 +83,11 @@ def test_counts_are_cached_by_content(tmp_path, monkeypatch):
     other = study.document_counts(lm, ["another"], min_prefix=2, max_tokens=9, cache_root=tmp_path)
     assert len(calls) == 2 and first["counts"].tolist() == again["counts"].tolist() == [0, 3, 1]
     assert other["events_per_document"] == [3]
+
+
+def test_the_prediction_summary_states_the_outcome_either_way():
+    timeline, hardware = Timeline(), Hardware()
+    _, rising = study.family_prediction({"sizes": [1e3, 1e5], "alphas": [1.1, 1.3], "decades": 2.0}, timeline, hardware)
+    assert "α = 3 at N ≈" in rising["summary"] and "decades beyond our largest member" in rising["summary"]
+    _, flat = study.family_prediction({"sizes": [1e3, 1e5], "alphas": [1.2, 1.1], "decades": 2.0}, timeline, hardware)
+    assert flat["summary"].startswith("α does not rise with size")

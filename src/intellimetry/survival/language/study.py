@@ -26,7 +26,8 @@ COUNTS_CODE = TrainingCode(
 
 # A family small enough for the notebooks' smoke runs (tests): two sizes, a few steps.
 SMOKE_RECIPE = family.Recipe(vocab_size=512, context=64, batch_size=4, steps=8, learning_rate=2e-3,
-                             warmup_steps=2, seed=0, sizes=((1, 16, 2), (2, 32, 2)))
+                             warmup_steps=2, seed=0,
+                             sizes=((1, 8, 2), (1, 16, 2), (1, 24, 2), (2, 32, 2), (2, 48, 4), (2, 64, 4)))
 RECIPES = {"smoke": SMOKE_RECIPE, "quick": family.QUICK_RECIPE, "full": family.FULL_RECIPE}
 # Our family learns from the train split of every corpus, so it is scored on all of them (test split).
 FAMILY_CORPORA = corpora.CORPORA
@@ -224,15 +225,22 @@ def task_sets(group: str, examples: int, seed: int) -> dict:
 
 
 def corpus_changes(names) -> dict:
-    """Per corpus: the files that differ from the committed manifest, one sentence each ([] = none)."""
-    changes = {}
+    """Per corpus: its size now and the files that differ from the committed manifest (one sentence
+    each), and a one-line summary for the book."""
+    by_corpus, changed = {}, 0
     for name in names:
-        expected = corpora.expected_manifest(name)
+        expected, actual = corpora.expected_manifest(name), corpora.manifest(name)
         if expected is None:
-            changes[name] = ["no manifest is committed for this corpus"]
+            changes = ["no manifest is committed for this corpus"]
         else:
-            changes[name] = corpora.describe_changes(corpora.compare_manifest(expected, corpora.manifest(name)))
-    return changes
+            changes = corpora.describe_changes(corpora.compare_manifest(expected, actual))
+        changed += len(changes)
+        by_corpus[name] = {"changes": changes, "files": actual["totals"]["files"],
+                           "words": actual["totals"]["words"], "notices": actual.get("notices", [])}
+    summary = ("every file matches the committed manifests" if not changed else
+               f"{changed} file(s) differ from the committed manifests: "
+               + "; ".join(c for row in by_corpus.values() for c in row["changes"][:3]))
+    return {"by_corpus": by_corpus, "changed_files": changed, "summary": summary}
 
 
 def comparison(models: dict, test_sets: dict, counts: dict, rates: dict) -> dict:
@@ -291,7 +299,19 @@ def family_prediction(line: dict, timeline, hardware) -> tuple:
     if fit.slope > 0:
         for name, row in levels_reached(fit, timeline, hardware).items():
             values[name] = {**row, "decades_extrapolated": float(np.log10(row["params"] / largest))}
+    values["summary"] = prediction_summary(values)
     return fit, values
+
+
+def prediction_summary(values: dict) -> str:
+    """The extrapolation in one sentence, whatever the run found (the book quotes it)."""
+    if not values["reaches_levels"]:
+        return (f"α does not rise with size over our {values['members']} members "
+                f"(slope {values['fit']['slope']:+.3f}), so no size reaches the Capable or Autonomous level")
+    auto = values["autonomous"]
+    return (f"α = 3 at N ≈ {auto['params']:.1e} non-embedding parameters (year {auto['year']:.0f}), "
+            f"{auto['decades_extrapolated']:.1f} decades beyond our largest member, from a line measured "
+            f"over {values['decades_measured']:.1f} decades")
 
 
 def fit_quality(counts_by_model: dict, k_min: int, k_max: int, bins_per_decade: int) -> dict:
