@@ -328,3 +328,30 @@ def fit_quality(counts_by_model: dict, k_min: int, k_max: int, bins_per_decade: 
             for model, by_set in counts_by_model.items()}
     return {"fits": rows, "lowest_r2": min(r["r2"] for by_set in rows.values() for r in by_set.values()),
             "k_min": k_min, "k_max": k_max, "bins_per_decade": bins_per_decade}
+
+
+def recipe_plan(recipe: str) -> dict:
+    """What a recipe trains, without training it: sizes, their non-embedding parameters (models built
+    on torch's meta device, so nothing is allocated), steps and tokens per member."""
+    import torch
+    from transformers import GPT2LMHeadModel
+
+    chosen = RECIPES[recipe]
+    with torch.device("meta"):
+        params = [scoring.non_embedding_parameters(GPT2LMHeadModel(family.model_config(
+            size, chosen.vocab_size, 0, chosen.context))) for size in chosen.sizes]
+    return {"recipe": recipe, "members": len(chosen.sizes), "non_embedding_params": params,
+            "smallest": min(params), "largest": max(params), "decades": float(np.log10(max(params) / min(params))),
+            "steps": chosen.steps, "context": chosen.context, "batch_size": chosen.batch_size,
+            "vocab_size": chosen.vocab_size, "tokens_per_member": chosen.steps * chosen.batch_size * chosen.context}
+
+
+def language_profiles() -> dict:
+    """The language figures' shared settings per profile (notebooks/survival/_language.yaml, full and
+    smoke over quick), so a page can state what the full profile runs beside what this build ran."""
+    import yaml
+
+    from intellimetry import paths
+
+    profiles = yaml.safe_load((paths.NOTEBOOKS_DIR / "survival" / "_language.yaml").read_text())["profiles"]
+    return {name: {**profiles["quick"], **(values or {})} for name, values in profiles.items()}
