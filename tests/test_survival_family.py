@@ -9,7 +9,7 @@ import pytest
 import torch
 from transformers import GPT2Config, GPT2LMHeadModel
 
-from intellimetry.survival.language import family
+from intellimetry.survival.language import family, scoring
 
 WORDS = ("the cat sat on a mat while every dog ran past quickly and one bird sang softly near "
          "old trees under grey clouds before rain came down over quiet fields").split()
@@ -49,7 +49,7 @@ def test_non_embedding_parameters_match_the_gpt2_block_formula():
     assert block == 12 * d * d + 13 * d == 872
     expected = n_layer * block + 2 * d  # + ln_f; the output layer is the (tied) token embedding
     model = GPT2LMHeadModel(GPT2Config(vocab_size=vocab, n_positions=context, n_embd=d, n_layer=n_layer, n_head=2))
-    assert family.non_embedding_parameters(model) == expected == 1760
+    assert scoring.non_embedding_parameters(model) == expected == 1760
     total = sum(p.numel() for p in model.parameters())  # parameters() yields the tied matrix once
     assert total == expected + vocab * d + context * d
 

@@ -35,6 +35,7 @@ from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
 from intellimetry.cache import ModelCache, TrainingCode
 from intellimetry.checks import check_float, check_int
+from intellimetry.survival.language.scoring import non_embedding_parameters
 
 EOS = "<|endoftext|>"
 BYTE_ALPHABET = 256  # a byte-level BPE starts from one token per byte
@@ -185,16 +186,6 @@ def model_config(size: tuple[int, int, int], vocab_size: int, eos_id: int, conte
 def size_name(size: tuple[int, int, int]) -> str:
     n_layer, n_embd, n_head = size
     return f"gpt2-L{n_layer}-d{n_embd}-h{n_head}"
-
-
-def non_embedding_parameters(model: torch.nn.Module) -> int:
-    """All parameters minus the token and position embeddings (Kaplan et al.'s N); tied weights counted once.
-
-    GPT-2 ties its output layer to the token embedding, so the output matrix is not counted either.
-    """
-    embeddings = {id(p) for module in model.modules() if isinstance(module, torch.nn.Embedding)
-                  for p in module.parameters()}
-    return sum(p.numel() for p in model.parameters() if id(p) not in embeddings)
 
 
 def _member_seed(seed: int, size: tuple[int, int, int]) -> int:
