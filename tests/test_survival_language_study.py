@@ -91,3 +91,10 @@ def test_the_prediction_summary_states_the_outcome_either_way():
     assert "α = 3 at N ≈" in rising["summary"] and "decades beyond our largest member" in rising["summary"]
     _, flat = study.family_prediction({"sizes": [1e3, 1e5], "alphas": [1.2, 1.1], "decades": 2.0}, timeline, hardware)
     assert flat["summary"].startswith("α does not rise with size")
+
+
+def test_alpha_span_counts_rates_pinned_at_the_estimators_lower_bound():
+    from intellimetry.stats.powerlaw_fit import ALPHA_RANGE
+
+    rows = {"a": {"alpha": ALPHA_RANGE[0]}, "b": {"alpha": 1.4}, "c": {"alpha": 1.2}}
+    assert study.alpha_span(rows) == {"alpha_min": ALPHA_RANGE[0], "alpha_max": 1.4, "sets": 3, "at_lower_bound": 1}

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from intellimetry.cache import ModelCache, TrainingCode
+from intellimetry.stats.powerlaw_fit import ALPHA_RANGE
 from intellimetry.survival.decay_rate import estimate_decay_rate
 from intellimetry.survival.failure_counts import failure_counts_from_embeddings
 from intellimetry.survival.language import corpora, family, scoring, tasks
@@ -161,6 +162,14 @@ def _cached(inputs: dict, cache_root, compute) -> dict:
     return result
 
 
+def alpha_span(rows: dict) -> dict:
+    """The smallest and largest decay rate over test sets, and how many sit at the estimator's lower
+    bound (a decay no faster than k^-1 over the fitted range, which the MLE cannot resolve)."""
+    alphas = [row["alpha"] for row in rows.values()]
+    at_bound = sum(alpha <= ALPHA_RANGE[0] + 1e-3 for alpha in alphas)
+    return {"alpha_min": min(alphas), "alpha_max": max(alphas), "sets": len(alphas), "at_lower_bound": at_bound}
+
+
 def decay_rates(counts_by_set: dict, k_min: int, k_max: int, resamples: int, rng: np.random.Generator) -> dict:
     """Per test set: the decay-rate estimate (MLE with bootstrap interval, level, log-binned LS and R²),
     the share of events solved at the first try and the mean failure count."""
@@ -256,7 +265,8 @@ def comparison(models: dict, test_sets: dict, counts: dict, rates: dict) -> dict
         "subjects": roles, "models": model_rows(models), "larger_model": larger, "smaller_model": smaller,
         "by_subject": {role: {"model": model_rows({label: models[label]})[label],
                               "rates": {name: {key: rates[label][name][key] for key in RATE_KEYS}
-                                        for name in test_sets}}
+                                        for name in test_sets},
+                              **alpha_span(rates[label])}
                        for role, label in roles.items()},
         "test_sets": {name: {"label": t.label, "kind": t.kind, "items": len(t.items), "description": t.description,
                              "notices": list(t.notices),
