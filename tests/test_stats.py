@@ -94,3 +94,11 @@ def test_check_int_names_the_parameter():
     for bad in (True, 2.0, "3", -1):
         with pytest.raises(ValueError, match=r"steps must be an integer >= 0"):
             check_int("steps", bad, 0)
+
+
+def test_power_law_interval_leaves_out_resamples_without_an_estimate():
+    from intellimetry.stats.powerlaw_fit import fit_with_interval
+
+    few = np.array([5, 5, 5, 6, 9])  # many resamples hold one distinct value: no MLE there
+    fit, interval = fit_with_interval(few, 5, 100, 200, np.random.default_rng(0))
+    assert np.isfinite(interval.low) and np.isfinite(interval.high) and interval.low <= fit.alpha <= interval.high

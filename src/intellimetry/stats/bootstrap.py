@@ -36,7 +36,9 @@ def bootstrap_interval(samples, statistic: Callable[[np.ndarray], float], resamp
         indices = tqdm(indices, total=resamples, desc="bootstrap", leave=False)
     values = np.array([statistic(samples[i]) for i in indices])
     tail = (1 - level) / 2 * 100
-    low, high = np.percentile(values, [tail, 100 - tail])
+    if np.isnan(values).all():
+        raise ValueError("no bootstrap resample gave a value: the sample is too small")
+    low, high = np.nanpercentile(values, [tail, 100 - tail])  # NaN: a resample with no estimate
     return Interval(estimate=estimate, low=float(low), high=float(high), level=level, resamples=resamples)
 
 

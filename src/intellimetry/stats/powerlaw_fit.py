@@ -120,6 +120,14 @@ def fit_with_interval(samples, k_min: int, k_max: int, resamples: int, rng: np.r
     samples in that range: (PowerLawFit, Interval)."""
     inside = _inside(samples, k_min, k_max)
     fit = fit_discrete_power_law(inside, k_min, k_max)
-    interval = bootstrap_interval(inside, lambda s: fit_discrete_power_law(s, k_min, k_max).alpha,
-                                  resamples, rng, level=level)
+    interval = bootstrap_interval(inside, lambda s: _alpha_or_nan(s, k_min, k_max), resamples, rng, level=level)
     return fit, interval
+
+
+def _alpha_or_nan(samples, k_min: int, k_max: int) -> float:
+    """A resample of a few events can hold a single distinct value, which has no finite MLE: NaN,
+    left out of the interval (so a small sample's interval is as wide as its fittable resamples)."""
+    try:
+        return fit_discrete_power_law(samples, k_min, k_max).alpha
+    except ValueError:
+        return float("nan")
