@@ -39,7 +39,8 @@ def decay_panels(counts_by_model: dict, test_sets: dict, rates: dict, k_max: int
             kept = [i for i, label in enumerate(labels) if label.split(":")[0] in counts_by_model]
             handles, labels = [handles[i] for i in kept], [labels[i] for i in kept]
         ax.legend(handles, labels, loc="upper right", fontsize=7, handlelength=1)
-        ax.label_outer()
+        if ax.get_subplotspec().colspan.start > 0:  # scales differ per panel: keep ticks, drop repeated labels
+            ax.set_ylabel("")
     return fig
 
 
