@@ -30,7 +30,20 @@ def test_size_lines_recover_a_known_log_log_slope():
     assert lines["a"]["slope"] == pytest.approx(0.05) and lines["a"]["rises"]
     assert lines["b"]["slope"] == pytest.approx(-0.01) and not lines["b"]["rises"]
     assert lines["a"]["decades"] == pytest.approx(3.0)
-    assert study.rising_share(lines) == {"sets": 2, "positive": 1, "significant": 1, "share_positive": 0.5}
+    assert study.rising_share(lines) == {"sets": 2, "measured": 2, "positive": 1, "significant": 1,
+                                         "share_positive": 0.5}
+
+
+def test_rates_censored_at_the_estimators_bound_make_no_line():
+    from intellimetry.stats.powerlaw_fit import ALPHA_RANGE
+
+    sizes = {"m0": 1e3, "m1": 1e4, "m2": 1e5}
+    pinned = {"m0": {"a": ALPHA_RANGE[0]}, "m1": {"a": ALPHA_RANGE[0] + 1e-9}, "m2": {"a": ALPHA_RANGE[0] + 2e-9}}
+    line = study.size_scaling(pinned, sizes)["a"]
+    assert line["censored"] == 3 and not line["rises"]  # a round-off slope is not a rise
+    assert study.rising_share({"a": line})["share_positive"] == 0.0
+    _, values = study.family_prediction(line, Timeline(), Hardware())
+    assert values["reaches_levels"] is False and "lower bound" in values["summary"]
 
 
 def test_comparison_counts_limited_pairs_and_where_the_larger_model_decays_faster(monkeypatch):
@@ -58,14 +71,18 @@ def test_fit_quality_of_a_clean_power_law_is_near_perfect():
     assert abs(quality["fits"]["m"]["s"]["mle_alpha"] - 2.0) < 0.05
 
 
+def line_of(small_alpha, large_alpha):
+    return {"sizes": [1e3, 1e5], "alphas": [small_alpha, large_alpha], "decades": 2.0, "censored": 0}
+
+
 def test_family_prediction_extrapolates_only_a_rising_line():
     timeline, hardware = Timeline(), Hardware()
-    rising = {"sizes": [1e3, 1e5], "alphas": [1.1, 1.1 * 100**0.05], "decades": 2.0}
+    rising = {"sizes": [1e3, 1e5], "alphas": [1.1, 1.1 * 100**0.05], "decades": 2.0, "censored": 0}
     fit, values = study.family_prediction(rising, timeline, hardware)
     size = 10 ** (np.log10(3 / 1.1) / 0.05 + 3)
     assert values["autonomous"]["params"] == pytest.approx(size, rel=1e-6)
     assert values["autonomous"]["decades_extrapolated"] == pytest.approx(np.log10(size / 1e5))
-    _, flat = study.family_prediction({"sizes": [1e3, 1e5], "alphas": [1.2, 1.1], "decades": 2.0}, timeline, hardware)
+    _, flat = study.family_prediction(line_of(1.2, 1.1), timeline, hardware)
     assert flat["reaches_levels"] is False and "autonomous" not in flat
 
 
@@ -87,9 +104,9 @@ def test_counts_are_cached_by_content(tmp_path, monkeypatch):
 
 def test_the_prediction_summary_states_the_outcome_either_way():
     timeline, hardware = Timeline(), Hardware()
-    _, rising = study.family_prediction({"sizes": [1e3, 1e5], "alphas": [1.1, 1.3], "decades": 2.0}, timeline, hardware)
+    _, rising = study.family_prediction(line_of(1.1, 1.3), timeline, hardware)
     assert "α = 3 at N ≈" in rising["summary"] and "decades beyond our largest member" in rising["summary"]
-    _, flat = study.family_prediction({"sizes": [1e3, 1e5], "alphas": [1.2, 1.1], "decades": 2.0}, timeline, hardware)
+    _, flat = study.family_prediction(line_of(1.2, 1.1), timeline, hardware)
     assert flat["summary"].startswith("α does not rise with size")
 
 

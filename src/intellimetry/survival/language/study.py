@@ -166,7 +166,7 @@ def alpha_span(rows: dict) -> dict:
     """The smallest and largest decay rate over test sets, and how many sit at the estimator's lower
     bound (a decay no faster than k^-1 over the fitted range, which the MLE cannot resolve)."""
     alphas = [row["alpha"] for row in rows.values()]
-    at_bound = sum(alpha <= ALPHA_RANGE[0] + 1e-3 for alpha in alphas)
+    at_bound = sum(at_lower_bound(alpha) for alpha in alphas)
     return {"alpha_min": min(alphas), "alpha_max": max(alphas), "sets": len(alphas), "at_lower_bound": at_bound}
 
 
@@ -205,18 +205,28 @@ def size_scaling(alphas_by_member: dict, params_by_member: dict) -> dict:
     for name in test_sets:
         alphas = np.array([alphas_by_member[m][name] for m in members], dtype=float)
         fit = fit_scaling(sizes, alphas)
+        censored = int(sum(at_lower_bound(a) for a in alphas))
         lines[name] = {**fit.as_dict(), "alphas": alphas.tolist(), "sizes": sizes.tolist(),
-                       "decades": float(np.log10(sizes.max() / sizes.min())),
-                       "rises": bool(fit.slope > 0), "level_of_largest": classify_level(alphas[-1])}
+                       "decades": float(np.log10(sizes.max() / sizes.min())), "censored": censored,
+                       "rises": bool(fit.slope > 0 and not censored), "level_of_largest": classify_level(alphas[-1])}
     return lines
 
 
+def at_lower_bound(alpha: float) -> bool:
+    """A rate the MLE pinned at its lower bound: the counts decay no faster than k^-1 there, so the
+    value is censored, not measured (differences between such rates are round-off)."""
+    return alpha <= ALPHA_RANGE[0] + 1e-3
+
+
 def rising_share(lines: dict, alpha: float = 0.05) -> dict:
-    """How many test sets have a positive slope, and how many a significantly positive one."""
-    positive = [name for name, line in lines.items() if line["slope"] > 0]
-    significant = [name for name in positive if lines[name]["p"] < alpha]
-    return {"sets": len(lines), "positive": len(positive), "significant": len(significant),
-            "share_positive": len(positive) / len(lines) if lines else float("nan")}
+    """Over the test sets whose line is measured (no member's rate censored at the estimator's bound):
+    how many have a positive slope, and how many a significantly positive one."""
+    measured = {name: line for name, line in lines.items() if not line["censored"]}
+    positive = [name for name, line in measured.items() if line["slope"] > 0]
+    significant = [name for name in positive if measured[name]["p"] < alpha]
+    return {"sets": len(lines), "measured": len(measured), "positive": len(positive),
+            "significant": len(significant),
+            "share_positive": len(positive) / len(measured) if measured else 0.0}
 
 
 def writing_sets(documents: int, max_tokens: int, min_prefix: int) -> dict:
@@ -304,9 +314,11 @@ def family_prediction(line: dict, timeline, hardware) -> tuple:
 
     fit = fit_scaling(line["sizes"], line["alphas"])
     largest = max(line["sizes"])
+    measured = fit.slope > 0 and not line["censored"]
     values = {"members": len(line["sizes"]), "fit": fit.as_dict(), "decades_measured": line["decades"],
-              "largest_params": largest, "rises": fit.slope > 0, "reaches_levels": fit.slope > 0}
-    if fit.slope > 0:
+              "largest_params": largest, "censored": line["censored"], "rises": fit.slope > 0,
+              "reaches_levels": measured}
+    if measured:
         for name, row in levels_reached(fit, timeline, hardware).items():
             values[name] = {**row, "decades_extrapolated": float(np.log10(row["params"] / largest))}
     values["summary"] = prediction_summary(values)
@@ -315,6 +327,10 @@ def family_prediction(line: dict, timeline, hardware) -> tuple:
 
 def prediction_summary(values: dict) -> str:
     """The extrapolation in one sentence, whatever the run found (the book quotes it)."""
+    if values["censored"]:
+        return (f"the decay rates of {values['censored']} of our {values['members']} members sit at the "
+                "estimator's lower bound (a decay no faster than k^-1 over the fitted range), so there is "
+                "no measured line to extend")
     if not values["reaches_levels"]:
         return (f"α does not rise with size over our {values['members']} members "
                 f"(slope {values['fit']['slope']:+.3f}), so no size reaches the Capable or Autonomous level")
