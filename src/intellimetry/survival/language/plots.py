@@ -58,4 +58,4 @@ def rate_vs_size_panel(ax, line: dict, title: str, color: str = COLORS["ours"], 
     ax.set_title(title)
     ax.set_xlabel("non-embedding parameters N")
     ax.set_ylabel("decay rate α")
-    ax.legend(loc="upper left", fontsize=8, handlelength=1.2)
+    ax.legend(loc="upper left", fontsize=9, handlelength=1.2)
