@@ -67,6 +67,10 @@ def document_set(corpus: str, label: str, documents: int, max_tokens: int, min_p
     min_chars = min(max_chars // 2, max(corpora.DEFAULT_MIN_CHARS, 2 * min_prefix * CHARS_PER_TOKEN))
     found = corpora.documents(corpus, split="test", max_documents=documents, max_chars=max_chars,
                               min_chars=min_chars)
+    if not found:
+        raise ValueError(f"corpus {corpus!r} has no test documents of at least {min_chars} characters"
+                         + (f" ({'; '.join(found.notices)})" if found.notices else "")
+                         + ": run `make language-data`, or lower min_prefix")
     return TestSet(corpus, label, "documents", tuple(d.text for d in found), notices=tuple(found.notices))
 
 
