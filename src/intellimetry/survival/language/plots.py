@@ -6,11 +6,12 @@ import math
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import NullFormatter
+from matplotlib.ticker import FormatStrFormatter, NullFormatter
 
 from intellimetry.plotting import COLORS
 from intellimetry.survival.plots import plot_decay
 
+MIN_RATE_SPAN = 0.1  # smallest decay-rate range a size panel shows
 SERIES_COLORS = (COLORS["ours"], COLORS["paper"], COLORS["accent"], COLORS["neutral"])
 
 
@@ -45,17 +46,22 @@ def decay_panels(counts_by_model: dict, test_sets: dict, rates: dict, k_max: int
 
 
 def rate_vs_size_panel(ax, line: dict, title: str, color: str = COLORS["ours"], series: str | None = None) -> None:
-    """Our family's decay rates against non-embedding size on one test set, with the log-log line."""
+    """Our family's decay rates against non-embedding size on one test set, with the log-log line
+    (legend: the line's slope and p-value)."""
     sizes, alphas = np.asarray(line["sizes"]), np.asarray(line["alphas"])
     ax.plot(sizes, alphas, "o", color=color, ms=4)
     grid = np.geomspace(sizes.min(), sizes.max(), 20)
     name = f"{series}: " if series else ""
     ax.plot(grid, 10 ** (line["intercept"] + line["slope"] * np.log10(grid)), "--", color=color, lw=1,
-            label=f"{name}slope {line['slope']:+.3f} (p = {line['p']:.2g})")
+            label=f"{name}{line['slope']:+.3f} (p {line['p']:.2f})")
     ax.set_xscale("log")
     ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.ticklabel_format(axis="y", useOffset=False, style="plain")
+    ax.yaxis.set_major_formatter(FormatStrFormatter("%.2f"))
+    low, high = ax.get_ylim()
+    if high - low < MIN_RATE_SPAN:  # rates pinned at the estimator's bound differ by round-off: show them flat
+        middle = (low + high) / 2
+        ax.set_ylim(middle - MIN_RATE_SPAN / 2, middle + MIN_RATE_SPAN / 2)
     ax.set_title(title)
     ax.set_xlabel("non-embedding parameters N")
     ax.set_ylabel("decay rate α")
-    ax.legend(loc="upper left", fontsize=9, handlelength=1.2)
+    ax.legend(loc="upper left", fontsize=9, handlelength=1.2, title="slope of log α on log N", title_fontsize=9)
