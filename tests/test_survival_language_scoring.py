@@ -127,3 +127,13 @@ def test_bad_arguments_name_the_parameter():
         scoring.document_failure_counts(lm, [1, 2, 3], min_prefix=0)
     with pytest.raises(ValueError, match="max_tokens"):
         scoring.score_documents(lm, ["a b"], min_prefix=4, max_tokens=3)
+
+
+def test_a_conversion_saved_meanwhile_by_another_process_is_kept(tmp_path):
+    lm = wrap(tiny_gpt2().float())
+    target = tmp_path / "converted"
+    scoring._save_atomically(lm, target)  # the other process's copy
+    first = (target / "config.json").stat().st_mtime_ns
+    scoring._save_atomically(lm, target)  # ours lands second: no error, the first copy stays
+    assert (target / "config.json").stat().st_mtime_ns == first
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no staging folder left behind

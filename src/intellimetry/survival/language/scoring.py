@@ -179,7 +179,12 @@ def _save_atomically(lm: LanguageModel, folder: Path) -> None:
     try:
         lm.model.save_pretrained(staging)
         lm.tokenizer.save_pretrained(staging)
-        os.replace(staging, folder)
+        try:
+            os.replace(staging, folder)
+        except OSError:
+            if not (folder / "config.json").is_file():
+                raise
+            # another process (notebooks run in parallel) converted the same file first: keep its copy
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
