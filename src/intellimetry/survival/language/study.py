@@ -76,7 +76,8 @@ def document_set(corpus: str, label: str, documents: int, max_tokens: int, min_p
 
 def task_set(name: str, examples: int, seed: int) -> TestSet:
     task = tasks.build_task(name, examples, seed)
-    return TestSet(name, task.label, "answers", task.examples, task.description)
+    # the paper names the shots in each panel's title
+    return TestSet(name, f"{task.label}, {task.shots}-shot", "answers", task.examples, task.description)
 
 
 def family_models(recipe: str, train_chars: int, progress: bool = True) -> list[scoring.LanguageModel]:
