@@ -19,6 +19,7 @@ import json
 from pathlib import Path
 
 from intellimetry import PAPERS, paths
+from intellimetry.digests import sha256_file
 from intellimetry.pipeline.registry import Figure
 
 PACKAGE = "src/intellimetry"
@@ -28,14 +29,6 @@ REQUIREMENTS = ("requirements.txt", "requirements-lock.txt")
 
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _is_source(path: Path) -> bool:

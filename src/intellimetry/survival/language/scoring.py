@@ -32,6 +32,7 @@ import numpy as np
 
 from intellimetry import paths
 from intellimetry.checks import check_int
+from intellimetry.digests import sha256_file
 from intellimetry.survival.failure_counts import failure_counts_from_embeddings
 
 DEFAULT_MODEL = "smollm2-135m-instruct"
@@ -157,7 +158,7 @@ def fetch_default_gguf() -> Path:
 def _load_default() -> LanguageModel:
     """SmolLM2 from its GGUF; the de-quantised float32 copy is cached (30 s once, about 2 s after)."""
     gguf = default_gguf()
-    identity = f"gguf:{_file_sha256(gguf)}"
+    identity = f"gguf:{sha256_file(gguf)}"
     import transformers
 
     converted = CONVERTED_DIR / hashlib.sha256(f"{identity}|{transformers.__version__}".encode()).hexdigest()
@@ -189,18 +190,10 @@ def _save_atomically(lm: LanguageModel, folder: Path) -> None:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _folder_fingerprint(folder: Path) -> str:
     digest = hashlib.sha256()
     for file in sorted(p for p in folder.rglob("*") if p.is_file()):
-        digest.update(f"{file.relative_to(folder)}:{_file_sha256(file)}".encode())
+        digest.update(f"{file.relative_to(folder)}:{sha256_file(file)}".encode())
     return digest.hexdigest()
 
 

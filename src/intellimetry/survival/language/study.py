@@ -4,7 +4,6 @@ set score it once; decay rates and levels per test set; decay rate against model
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 
@@ -124,19 +123,11 @@ def failure_counts_by_model(models: dict, test_sets: dict, *, min_prefix: int, m
     return results
 
 
-def fingerprint(texts) -> str:
-    """sha256 of a sequence of strings (order matters), the test set's part of a cache key."""
-    digest = hashlib.sha256()
-    for text in texts:
-        digest.update(hashlib.sha256(text.encode()).digest())
-    return digest.hexdigest()
-
-
 def document_counts(lm: scoring.LanguageModel, texts, *, min_prefix: int, max_tokens: int,
                     cache_root=None, progress: bool = True) -> dict:
     """`scoring.score_documents`, cached by model, documents and the position rule."""
     texts = list(texts)
-    inputs = {"kind": "documents", "model": lm.identity, "texts": fingerprint(texts),
+    inputs = {"kind": "documents", "model": lm.identity, "texts": family.text_fingerprint(texts),
               "min_prefix": min_prefix, "max_tokens": max_tokens}
     return _cached(inputs, cache_root, lambda: scoring.score_documents(
         lm, texts, min_prefix=min_prefix, max_tokens=max_tokens, progress=progress))
@@ -146,7 +137,7 @@ def answer_counts(lm: scoring.LanguageModel, examples, *, cache_root=None, progr
     """`scoring.score_answers` on (prompt, answer) examples, cached by model and examples."""
     examples = list(examples)
     inputs = {"kind": "answers", "model": lm.identity,
-              "examples": fingerprint(json.dumps([e.prompt, e.answer]) for e in examples)}
+              "examples": family.text_fingerprint([json.dumps([e.prompt, e.answer]) for e in examples])}
     return _cached(inputs, cache_root, lambda: scoring.score_answers(lm, examples, progress=progress))
 
 
