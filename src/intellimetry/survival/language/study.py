@@ -24,7 +24,7 @@ COUNTS_CODE = TrainingCode(
     packages=("torch", "transformers"))
 
 
-# A family small enough for the notebooks' smoke runs (tests): six tiny sizes (the page quotes six), 8 steps.
+# A family small enough for the notebooks' smoke runs (tests): as many sizes as quick, tiny, 8 steps each.
 SMOKE_RECIPE = family.Recipe(vocab_size=512, context=64, batch_size=4, steps=8, learning_rate=2e-3,
                              warmup_steps=2, seed=0,
                              sizes=((1, 8, 2), (1, 16, 2), (1, 24, 2), (2, 32, 2), (2, 48, 4), (2, 64, 4)))
