@@ -101,7 +101,8 @@ def load_language_model(name: str = DEFAULT_MODEL, *, local_only: bool | None = 
     local = Path(name).expanduser()
     if local.is_dir():
         return _load_pretrained(str(local), identity=f"local:{_folder_fingerprint(local)}")
-    if local_only if local_only is not None else os.environ.get("HF_HUB_OFFLINE") == "1":
+    offline = os.environ.get("HF_HUB_OFFLINE") == "1" if local_only is None else local_only
+    if offline:
         raise ValueError(f"model {name!r} is neither {DEFAULT_MODEL!r} nor a local folder, and downloads "
                          "are off (HF_HUB_OFFLINE=1); give a folder saved with save_pretrained, or allow "
                          "the download")
