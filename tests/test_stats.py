@@ -102,3 +102,33 @@ def test_power_law_interval_leaves_out_resamples_without_an_estimate():
     few = np.array([5, 5, 5, 6, 9])  # many resamples hold one distinct value: no MLE there
     fit, interval = fit_with_interval(few, 5, 100, 200, np.random.default_rng(0))
     assert np.isfinite(interval.low) and np.isfinite(interval.high) and interval.low <= fit.alpha <= interval.high
+
+
+@pytest.mark.parametrize("alpha,k_min,k_max", [(1.3, 5, 1000), (2.0, 1, 50), (3.0, 10, 10_000), (1.05, 1, 1000)])
+def test_bootstrap_solver_matches_the_powerlaw_package(alpha, k_min, k_max):
+    # both maximise the same truncated likelihood, one per resample through powerlaw, one from mean log k
+    from intellimetry.stats.powerlaw_fit import _inside, truncated_mle_from_mean_log
+
+    rng = np.random.default_rng(1)
+    for n in (30, 400, 3000):
+        samples = _inside(sample_discrete_power_law(alpha, 20 * n, rng), k_min, k_max)[:n]
+        expected = fit_discrete_power_law(samples, k_min, k_max).alpha
+        solved = truncated_mle_from_mean_log([np.log(samples).mean()], k_min, k_max)[0]
+        assert solved == pytest.approx(expected, abs=5e-4)
+
+
+def test_bootstrap_solver_stays_at_the_bounds_for_flat_and_steep_samples():
+    from intellimetry.stats.powerlaw_fit import ALPHA_RANGE, truncated_mle_from_mean_log
+
+    uniform_mean = np.log(np.arange(5, 1001)).mean()  # flatter than any alpha > 1 allows
+    at_k_min = np.log(5.0) + 1e-9                       # nearly every event at k_min: steeper than 20
+    assert truncated_mle_from_mean_log([uniform_mean, at_k_min], 5, 1000).tolist() == pytest.approx(list(ALPHA_RANGE))
+
+
+def test_power_law_interval_equals_refitting_every_resample_with_powerlaw():
+    from intellimetry.stats.powerlaw_fit import _alpha_or_nan, _inside, fit_with_interval
+
+    samples = _inside(sample_discrete_power_law(1.6, 4000, np.random.default_rng(2)), 5, 1000)
+    _, fast = fit_with_interval(samples, 5, 1000, 60, np.random.default_rng(3))
+    slow = bootstrap_interval(samples, lambda s: _alpha_or_nan(s, 5, 1000), 60, np.random.default_rng(3))
+    assert (fast.low, fast.high) == pytest.approx((slow.low, slow.high), abs=5e-4)

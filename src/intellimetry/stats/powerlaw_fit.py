@@ -7,7 +7,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy import special, stats
 
-from intellimetry.stats.bootstrap import bootstrap_interval
+from intellimetry.checks import check_int
+from intellimetry.stats.bootstrap import Interval, bootstrap_interval
 
 # powerlaw's default alpha range for discrete fits is [0, 3], which silently clips steep tails.
 ALPHA_RANGE = (1.0001, 20.0)
@@ -120,8 +121,71 @@ def fit_with_interval(samples, k_min: int, k_max: int, resamples: int, rng: np.r
     samples in that range: (PowerLawFit, Interval)."""
     inside = _inside(samples, k_min, k_max)
     fit = fit_discrete_power_law(inside, k_min, k_max)
-    interval = bootstrap_interval(inside, lambda s: _alpha_or_nan(s, k_min, k_max), resamples, rng, level=level)
+    if k_max is not None and k_max - k_min <= MAX_SUMMED_RANGE:
+        interval = _bootstrap_truncated_mle(inside, fit.alpha, k_min, k_max, resamples, rng, level)
+    else:
+        interval = bootstrap_interval(inside, lambda s: _alpha_or_nan(s, k_min, k_max), resamples, rng,
+                                      level=level)
     return fit, interval
+
+
+# The bootstrap refits thousands of resamples per figure; on a bounded range the MLE depends on a
+# resample only through the mean of log k, so all resamples are solved at once by the same
+# likelihood (tests check it against the powerlaw package's fit). Ranges wider than this are summed
+# too slowly and go through the package per resample.
+MAX_SUMMED_RANGE = 100_000
+
+
+def _bootstrap_truncated_mle(inside: np.ndarray, estimate: float, k_min: int, k_max: int, resamples: int,
+                             rng: np.random.Generator, level: float) -> Interval:
+    """Percentile bootstrap of the truncated discrete MLE, with the same resamples (same draws from
+    `rng`) as `bootstrap_interval`; a resample holding one distinct value has no estimate (NaN)."""
+    check_int("resamples", resamples, 2)
+    log_k = np.log(inside.astype(float))
+    means, single = np.empty(resamples), np.empty(resamples, dtype=bool)
+    for row in range(resamples):
+        drawn = rng.integers(0, inside.size, inside.size)
+        means[row] = log_k[drawn].mean()
+        single[row] = inside[drawn].min() == inside[drawn].max()
+    values = np.where(single, np.nan, truncated_mle_from_mean_log(means, k_min, k_max))
+    if np.isnan(values).all():
+        raise ValueError("no bootstrap resample gave a value: the sample is too small")
+    tail = (1 - level) / 2 * 100
+    low, high = np.nanpercentile(values, [tail, 100 - tail])
+    return Interval(estimate=float(estimate), low=float(low), high=float(high), level=level, resamples=resamples)
+
+
+def truncated_mle_from_mean_log(mean_log_k, k_min: int, k_max: int) -> np.ndarray:
+    """The alpha maximising the likelihood of P(k) = k^-alpha / sum_{j=k_min}^{k_max} j^-alpha for
+    samples whose mean log k is given: the root of E_alpha[log k] = mean (E falls with alpha), kept
+    inside ALPHA_RANGE. Interpolated on a grid, then two Newton steps (dE/dalpha = -Var_alpha[log k])."""
+    mean_log_k = np.asarray(mean_log_k, dtype=float)
+    log_j = np.log(np.arange(k_min, k_max + 1, dtype=float))
+    grid = np.linspace(*ALPHA_RANGE, 2000)
+    expected = _log_moments(grid, log_j)[0]
+    # np.interp needs rising x: E falls with alpha, so interpolate on the reversed grid
+    alphas = np.interp(mean_log_k, expected[::-1], grid[::-1])
+    for _ in range(2):
+        first, variance = _log_moments(alphas, log_j)
+        alphas = np.clip(alphas + (first - mean_log_k) / np.maximum(variance, 1e-300), *ALPHA_RANGE)
+    return alphas
+
+
+def _log_moments(alpha, log_j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and variance of log k under k^-alpha on the range whose logs are log_j, per alpha
+    (computed in blocks of alphas so a wide range never needs a large matrix)."""
+    alphas = np.atleast_1d(np.asarray(alpha, dtype=float)).ravel()
+    first, variance = np.empty(alphas.size), np.empty(alphas.size)
+    shifted = log_j - log_j[0]  # moments about log k_min keep the variance accurate when it is small
+    block = max(1, 2_000_000 // log_j.size)
+    for start in range(0, alphas.size, block):
+        rows = slice(start, start + block)
+        weights = np.exp(-np.multiply.outer(alphas[rows], shifted))
+        weights /= weights.sum(axis=1, keepdims=True)
+        mean = weights @ shifted
+        first[rows] = mean + log_j[0]
+        variance[rows] = weights @ shifted**2 - mean**2
+    return first, variance
 
 
 def _alpha_or_nan(samples, k_min: int, k_max: int) -> float:
