@@ -56,8 +56,9 @@ book: $(INSTALLED) $(LANGUAGE_DATA) $(MATHJAX) ## run the stale notebooks (PROFI
 	$(PY) -m intellimetry.pipeline run $(RUN_FLAGS) --jobs $(JOBS)
 	$(PY) -m intellimetry.book build --profile $(PROFILE)
 
-paper: ## the full profile: paper scale, hours
+paper: ## the full profile: paper scale, hours; records its run times in data/runs/full.json
 	$(MAKE) book PROFILE=full
+	$(PY) -m intellimetry.book record --profile full
 
 test: $(INSTALLED) $(LANGUAGE_DATA) $(MATHJAX) ## the test suite: lint, library, runner, every notebook, the book build, a browser check
 	$(PY) -m ruff check src tests benchmarks

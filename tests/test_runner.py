@@ -375,3 +375,30 @@ def test_the_kernel_talks_over_ipc_and_writes_its_own_output_to_a_log(tmp_path, 
     assert "kernel chatter" in log.read_text()
     captured = capfd.readouterr()
     assert "kernel chatter" not in captured.err and "without encryption" not in captured.err
+
+
+def test_a_profile_record_keeps_each_figures_time_verdicts_and_machine(built, tmp_path):
+    from intellimetry.book.runs import record_runs
+
+    runs_dir = tmp_path / "runs"
+    record = record_runs(built, "quick", ["survival-fig01-tiny"], runs_dir=runs_dir)
+    entry = record["figures"]["survival-fig01-tiny"]
+    sidecar = json.loads((built.output_dir("quick", "survival") / "survival-fig01-tiny.json").read_text())
+    assert entry["wall_time_s"] == sidecar["wall_time_s"] > 0 and entry["parameters"] == sidecar["parameters"]
+    assert entry["machine"]["cores"] >= 1 and entry["up_to_date_when_recorded"]
+    assert record["chapters"] == {"survival": {"figures": 1, "seconds": round(entry["wall_time_s"], 1),
+                                               "minutes": round(entry["wall_time_s"] / 60, 1)}}
+    # a second call adds the other figure and keeps the first; the file on disk is what was returned
+    record = record_runs(built, "quick", runs_dir=runs_dir)
+    assert set(record["figures"]) == {"survival-fig01-tiny", "soc-fig02-tiny"}
+    assert json.loads((runs_dir / "quick.json").read_text()) == json.loads(json.dumps(record))
+
+
+def test_a_profile_record_refuses_a_figure_that_never_ran_on_it(built, tmp_path):
+    from intellimetry.book.runs import record_runs
+
+    with pytest.raises(RunError, match=r"soc-fig02-tiny has no run on the full profile"):
+        record_runs(built, "full", ["soc-fig02-tiny"], runs_dir=tmp_path)
+    with pytest.raises(RunError, match=r"unknown figure id\(s\): survival-fig99-none"):
+        record_runs(built, "quick", ["survival-fig99-none"], runs_dir=tmp_path)
+    assert not (tmp_path / "full.json").exists()

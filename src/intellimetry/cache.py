@@ -1,4 +1,6 @@
-"""One content-addressed cache for trained models and other costly results, under .cache/models/.
+"""One content-addressed cache for trained models and other costly results, under .cache/models/
+(or the folder that the environment variable INTELLIMETRY_MODEL_CACHE names, e.g. one cache shared
+by several clones, or an empty one to time a first build).
 
 A cached item is found by a key: the sha256 of what produced it, namely
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
+import os
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import metadata
@@ -24,7 +27,8 @@ from typing import Any, Callable
 from intellimetry import paths
 from intellimetry.atomic import atomic_path, write_json
 
-MODELS_DIR = paths.CACHE_DIR / "models"
+MODEL_CACHE_ENV = "INTELLIMETRY_MODEL_CACHE"
+MODELS_DIR = Path(os.environ.get(MODEL_CACHE_ENV) or paths.CACHE_DIR / "models")
 
 
 def _version_of(package: str) -> str:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import subprocess
 from pathlib import Path
 
@@ -35,3 +36,14 @@ def run_context() -> dict:
         return json.loads(raw)
     return {"figure_id": None, "profile": INTERACTIVE, "parameters": None, "hash": None,
             "output_dir": None, "commit": None}
+
+
+def machine_summary() -> dict:
+    """The machine a run used, as a timing needs it: CPU cores this process may use, memory, platform."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    except (ValueError, OSError, AttributeError):
+        memory = None
+    return {"cores": cores, "memory_gib": None if memory is None else round(memory, 1),
+            "platform": f"{platform.system()} {platform.machine()}", "python": platform.python_version()}

