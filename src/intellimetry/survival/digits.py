@@ -14,6 +14,7 @@ from sklearn.model_selection import StratifiedKFold
 from torch import nn
 
 from intellimetry.checks import check_choice
+from intellimetry.images import digit_images
 
 MODEL_KINDS = ("linear", "mlp", "cnn")
 IDX_FILES = {"train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
@@ -24,11 +25,7 @@ SCORE_BATCH = 1024  # bounds memory when scoring 10,000 MNIST images with the CN
 
 def load_digits_dataset() -> tuple[np.ndarray, np.ndarray]:
     """scikit-learn's 1,797 handwritten digits as (N, 1, 8, 8) float32 in [0, 1] and int64 labels."""
-    from sklearn.datasets import load_digits
-
-    digits = load_digits()
-    images = (digits.images / 16.0).astype(np.float32)[:, None]  # pixel values run 0..16
-    return images, digits.target.astype(np.int64)
+    return digit_images()
 
 
 def _open_idx(directory: Path, name: str) -> bytes:

@@ -34,16 +34,6 @@ from intellimetry.aiq.domains.cartpole import (
 )
 from intellimetry.aiq.domains.catalog import CONTROL_DOMAINS, DEFAULT_OPTIONS, DOMAINS, IMAGE_DOMAINS, load_domain
 from intellimetry.aiq.domains.domain import Domain
-from intellimetry.aiq.domains.images import (
-    DARK_SHAPE_PROBABILITY,
-    SHAPE_CHUNK,
-    SHAPE_OFFSET,
-    SHAPE_RADIUS,
-    SHAPES,
-    TEXTURES,
-    jitter_images,
-    make_shapes,
-)
 from intellimetry.aiq.domains.loaders import (
     CIFAR10_FOLDER,
     CIFAR10_TRAIN,
@@ -64,6 +54,16 @@ from intellimetry.aiq.domains.variants import (
     duplicated,
     mixture,
     with_noise,
+)
+from intellimetry.images import (
+    DARK_SHAPE_PROBABILITY,
+    SHAPE_CHUNK,
+    SHAPE_OFFSET,
+    SHAPE_RADIUS,
+    SHAPES,
+    TEXTURES,
+    jitter_images,
+    make_shapes,
 )
 
 __all__ = [

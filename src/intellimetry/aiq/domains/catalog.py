@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from intellimetry.aiq.domains.cartpole import CARTPOLE_MAX_STEPS, cartpole_classification, heuristic_policy
 from intellimetry.aiq.domains.domain import Domain, _check_fraction, _split
-from intellimetry.aiq.domains.images import _digit_images, jitter_images, make_shapes
 from intellimetry.checks import check_choice
+from intellimetry.images import digit_images, jitter_images, make_shapes
 
 IMAGE_DOMAINS: dict[str, str] = {
     "digits": "MNIST (real handwritten digits, 8x8, from scikit-learn)",
@@ -44,13 +44,13 @@ def load_domain(name: str, seed: int = 0, test_fraction: float = 0.25, **options
     changed = {k: v for k, v in options.items() if v != DEFAULT_OPTIONS[name][k] and k != "policy"}
     label = name + ("[" + ",".join(f"{k}={v}" for k, v in sorted(changed.items())) + "]" if changed else "")
     if name == "digits":
-        x, y = _digit_images()
+        x, y = digit_images()
         x_tr, x_te, y_tr, y_te = _split(x, y, seed, test_fraction)
         return Domain(label, x_tr, y_tr, x_te, y_te, 10,
                       "real: scikit-learn's 8x8 handwritten digits (1,797 images; offline stand-in for MNIST); "
                       f"stratified split, seed {seed}")
     if name == "digits-hard":
-        x, y = _digit_images()
+        x, y = digit_images()
         x = jitter_images(x, seed=seed, **opts)
         x_tr, x_te, y_tr, y_te = _split(x, y, seed, test_fraction)
         return Domain(label, x_tr, y_tr, x_te, y_te, 10,

@@ -1,4 +1,5 @@
-"""Image generators: the scikit-learn digits, their affine jitter, and procedural textured shapes."""
+"""Image generators shared by the chapters (AIQ's image domains, the Intelligence Test's vision
+figures): the scikit-learn digits, their affine jitter, and procedural textured shapes."""
 from __future__ import annotations
 
 import math
@@ -17,7 +18,8 @@ SHAPE_RADIUS = (0.28, 0.38)  # fraction of the image size
 SHAPE_CHUNK = 512  # images rendered at a time
 
 
-def _digit_images() -> tuple[np.ndarray, np.ndarray]:
+def digit_images() -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's 1,797 handwritten digits as (N, 1, 8, 8) float32 in [0, 1] and int64 labels."""
     from sklearn.datasets import load_digits
 
     digits = load_digits()
