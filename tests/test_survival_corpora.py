@@ -322,3 +322,34 @@ def test_a_real_download_unpacks_and_reads(tmp_path, monkeypatch):
     assert sorted(novels) == ["emma", "mansfieldpark", "northangerabbey", "persuasion", "prideprejudice",
                               "sensesensibility"]
     assert "It is a truth universally acknowledged" in novels["prideprejudice"]
+
+
+def _fake_site_packages(root, monkeypatch):
+    """Two installed distributions with a licence file each, and a dist-info holding none."""
+    for info, licence in (("alpha_pkg-1.0.dist-info", "LICENSE"), ("Beta.Pkg-2.0.dist-info", "COPYING"),
+                          ("gamma-3.0.dist-info", None)):
+        (root / info).mkdir(parents=True)
+        (root / info / "METADATA").write_text("Name: x\n")
+        if licence:
+            (root / info / licence).write_text(f"terms of {info}\n")
+    monkeypatch.setattr(corpora.sysconfig, "get_paths", lambda: {"purelib": str(root)})
+
+
+def test_law_licences_come_only_from_the_listed_distributions(tmp_path, monkeypatch):
+    _fake_site_packages(tmp_path / "site", monkeypatch)
+    listed = tmp_path / "law-distributions.txt"
+    listed.write_text("# comment\nalpha-pkg\nbeta_pkg\nmissing.one\n")
+    files = corpora.site_package_licences(corpora.law_distributions(listed))
+    assert [f.key for f in files] == ["site-packages:Beta.Pkg-2.0.dist-info/COPYING",
+                                      "site-packages:alpha_pkg-1.0.dist-info/LICENSE"]
+    assert files.notices == ("not installed, so their licences are left out: missing_one",)
+    # installing another package with a licence leaves the corpus as it was
+    (tmp_path / "site" / "delta-9.dist-info").mkdir()
+    (tmp_path / "site" / "delta-9.dist-info" / "LICENSE").write_text("new\n")
+    assert [f.key for f in corpora.site_package_licences(["alpha-pkg", "beta-pkg"])] == [f.key for f in files]
+
+
+def test_the_committed_law_list_names_distributions_once():
+    names = corpora.law_distributions()
+    assert len(names) == len(set(names)) > 50
+    assert "numpy" in names and "torch" in names

@@ -6,7 +6,8 @@ generated. The writing domains:
 * ``code``: the running interpreter's standard-library ``.py`` sources (all of them, skipping test
   suites, idlelib, site-packages and ``pydoc_data/topics.py``, which is documentation); PSF-2.0.
 * ``law``: the licence texts in ``/usr/share/common-licenses`` and the LICENSE/COPYING files shipped
-  in the ``*.dist-info`` folders of this interpreter's site-packages, identical texts kept once.
+  in the ``*.dist-info`` folders of the distributions listed in ``data/corpora/law-distributions.txt``
+  (a fixed list, so installing a package does not change the text), identical texts kept once.
 * ``literary``: Jane Austen's six novels (Debian ``r-cran-janeaustenr``, read from its R data base
   with the ``rdata`` package) and the King James Bible (Debian ``bible-kjv-text``, decoded by the
   ``bible`` program of Debian ``bible-kjv``: its data file has a compression of its own).
@@ -545,17 +546,38 @@ def _installed_version(package: str) -> str:
 _LICENCE_NAME = re.compile(r"^(LICEN[CS]E|COPYING|NOTICE)", re.I)
 
 
-def site_package_licences() -> list[SourceFile]:
-    """LICENSE/COPYING files in the *.dist-info folders of this interpreter's site-packages."""
+LAW_DISTRIBUTIONS_FILE = paths.DATA_DIR / "corpora" / "law-distributions.txt"
+
+
+def law_distributions(path: Path = LAW_DISTRIBUTIONS_FILE) -> list[str]:
+    """The distribution names (normalised: lower case, '_' for '-' and '.') whose licences are law text."""
+    lines = (line.strip() for line in Path(path).read_text(encoding="utf-8").splitlines())
+    return [_normalised(line) for line in lines if line and not line.startswith("#")]
+
+
+def _normalised(distribution: str) -> str:
+    return re.sub(r"[-_.]+", "_", distribution).lower()
+
+
+def site_package_licences(distributions: Iterable[str] | None = None) -> Files:
+    """LICENSE/COPYING/NOTICE files in the *.dist-info folders of the listed distributions (default:
+    ``law_distributions()``) in this interpreter's site-packages; a listed one that is not installed
+    is named in a notice."""
+    wanted = set(law_distributions() if distributions is None else map(_normalised, distributions))
     root = Path(sysconfig.get_paths()["purelib"])
-    files = []
+    files, found = [], set()
     for info in sorted(root.glob("*.dist-info")):
-        version = info.name[:-len(".dist-info")].partition("-")[2]
+        name, _, version = info.name[:-len(".dist-info")].partition("-")
+        if _normalised(name) not in wanted:
+            continue
+        found.add(_normalised(name))
         for path in sorted(info.rglob("*")):  # PEP 639 puts them in licenses/, older wheels at the top
             if path.is_file() and _LICENCE_NAME.match(path.name):
                 files.append(SourceFile(f"site-packages:{path.relative_to(root).as_posix()}", path,
                                         "licence text (verbatim copies allowed)", version, read_plain))
-    return files
+    missing = sorted(wanted - found)
+    notices = [f"not installed, so their licences are left out: {', '.join(missing)}"] if missing else []
+    return Files(files, notices)
 
 
 def bible() -> list[SourceFile]:
