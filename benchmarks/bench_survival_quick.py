@@ -7,17 +7,21 @@ Figs. 3-5 (vision, search, recommendation) < 4 minutes.
 Runs every survival figure on the quick profile into a temporary figures folder with a temporary,
 empty model cache (INTELLIMETRY_MODEL_CACHE), so the GPT-2 family is trained and every failure
 count is scored as in a first build; the offline model and corpora come from `make language-data`,
-as in a build. The runner and its notebook kernels are pinned to the first `--cores` CPUs.
-Prints each figure's time and each budget's total.
+as in a build. The runner and its notebook kernels are pinned to the first `--cores` CPUs; each
+figure runs in a runner of its own, in the chapter's order, so that its CPU seconds (user + system
+of the runner and its kernel) can be told apart. Prints each figure's wall and CPU seconds and each
+budget's totals. The budget is wall time on an otherwise idle core; where other work shares the
+core, wall time overstates it and the CPU seconds are the better estimate (both are printed, and a
+run is judged on the wall time only when the core was idle: CPU >= 90 % of wall).
 """
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from intellimetry import paths
@@ -43,28 +47,39 @@ def main() -> int:
         figures_dir, cache_dir = Path(tmp) / "figures", Path(tmp) / "models"
         environment = {**os.environ, MODEL_CACHE_ENV: str(cache_dir)}
         cores = sorted(os.sched_getaffinity(0))[:args.cores]
-        command = [sys.executable, "-m", "intellimetry.pipeline", "--figures-dir", str(figures_dir),
-                   "run", *ids, "--profile", "quick"]
-        started = time.monotonic()
-        # children (the notebook kernels) inherit the affinity
-        done = subprocess.run(command, env=environment, preexec_fn=lambda: os.sched_setaffinity(0, cores))
-        total_s = time.monotonic() - started
-        if done.returncode != 0:
-            print("the run failed", file=sys.stderr)
-            return 1
-        timed = Project.at(figures_dir=figures_dir)
-        seconds = {}
+        seconds, cpu = {}, {}
         for fig_id in ids:
+            command = [sys.executable, "-m", "intellimetry.pipeline", "--figures-dir", str(figures_dir),
+                       "run", fig_id, "--profile", "quick"]
+            before = _children_cpu()
+            # children (the notebook kernels) inherit the affinity
+            done = subprocess.run(command, env=environment, preexec_fn=lambda: os.sched_setaffinity(0, cores))
+            if done.returncode != 0:
+                print(f"{fig_id} failed", file=sys.stderr)
+                return 1
+            cpu[fig_id] = _children_cpu() - before
+            timed = Project.at(figures_dir=figures_dir)
             seconds[fig_id] = read_sidecar(timed.sidecar("quick", timed.figures()[fig_id]))["wall_time_s"]
-            print(f"  {fig_id:36s} {seconds[fig_id]:7.1f} s")
-    print(f"survival chapter, quick profile, empty model cache, {len(cores)} core(s): {total_s:.0f} s "
-          f"for {len(ids)} figures (runner included)")
+            print(f"  {fig_id:36s} {seconds[fig_id]:7.1f} s wall {cpu[fig_id]:7.1f} s CPU")
+    total_s, total_cpu = sum(seconds.values()), sum(cpu.values())
+    idle = total_cpu >= 0.9 * total_s
+    print(f"survival chapter, quick profile, empty model cache, {len(cores)} core(s): {total_s:.0f} s of "
+          f"notebooks, {total_cpu:.0f} CPU seconds (runners included), for {len(ids)} figures"
+          + ("" if idle else "; the core was shared, so the CPU seconds are judged"))
     missed = []
     for name, (numbers, target_s) in BUDGETS.items():
-        spent = sum(s for fig_id, s in seconds.items() if figure_number(fig_id) in numbers)
-        print(f"  {name}: {spent:.0f} s of notebooks; target < {target_s:.0f} s on one core")
+        wall = sum(s for fig_id, s in seconds.items() if figure_number(fig_id) in numbers)
+        used = sum(s for fig_id, s in cpu.items() if figure_number(fig_id) in numbers)
+        spent = wall if idle else used
+        print(f"  {name}: {wall:.0f} s of notebooks, {used:.0f} CPU seconds; target < {target_s:.0f} s on one core")
         missed += [name] if spent >= target_s else []
     return 1 if missed or len(cores) != 1 else 0
+
+
+def _children_cpu() -> float:
+    """User + system seconds of every finished child process so far (runners and their kernels)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 if __name__ == "__main__":
