@@ -35,8 +35,8 @@ import torch
 from torch import nn
 
 from intellimetry.aiq.domains import check_cartpole_physics
-from intellimetry.aiq.teacher import BatchCartPole
 from intellimetry.cache import ModelCache, TrainingCode
+from intellimetry.cartpole import BatchCartPole
 from intellimetry.checks import check_int
 
 KINDS = ("mlp", "conv")
@@ -232,7 +232,7 @@ class Budget:
 class ControlTask:
     """CartPole as an RL task: after training on observation -> action data, run the network as a
     controller (action = argmax of its outputs) for ``episodes`` episodes of gymnasium's CartPole-v1
-    physics (the numpy copy in :mod:`intellimetry.aiq.teacher`); its performance is the mean number
+    physics (the numpy copy in :mod:`intellimetry.cartpole`); its performance is the mean number
     of steps survived / ``max_steps`` (the paper's t / 200)."""
 
     force_mag: float = 10.0

@@ -3,8 +3,9 @@
 Pereyda & Holder build their CartPole classification domains from the decisions of an agent trained on the
 task.  Here that agent is a small tanh network (4 -> hidden -> 2, action = argmax) trained by the
 cross-entropy method (CEM), a derivative-free search that needs no gradients, no torch and no replay buffer.
-CEM scores hundreds of whole episodes per iteration, so the episodes run in :class:`BatchCartPole`, a
-vectorised numpy copy of gymnasium's CartPole-v1 physics (same equations, float64, same thresholds): a
+CEM scores hundreds of whole episodes per iteration, so the episodes run in
+:class:`intellimetry.cartpole.BatchCartPole` (shared with the combined-tests chapter), a vectorised numpy
+copy of gymnasium's CartPole-v1 physics (same equations, float64, same thresholds): a
 full training takes well under a second.  The result, a :class:`Teacher`, is a plain ``policy(observation)
 -> 0|1`` callable for :func:`intellimetry.aiq.domains.cartpole_classification`, which replays it in
 gymnasium itself.
@@ -12,92 +13,17 @@ gymnasium itself.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from intellimetry.aiq.domains import check_cartpole_physics
+from intellimetry.cartpole import RESET_BOUND, BatchCartPole, check_cartpole_physics
 from intellimetry.checks import check_int
 
 TEACHER_DEFAULTS: dict = {"hidden": 8, "population": 64, "elite_fraction": 0.2, "iterations": 100,
                           "episodes": 8, "initial_std": 1.0}
 STD_FLOOR = 0.02  # added to the elite std each iteration, so the search never collapses to a point
 FINAL_EPISODES = 20  # fresh episodes that measure the final mean parameters
-RESET_BOUND = 0.05  # gymnasium's reset draws every state variable from U(-0.05, 0.05)
-
-
-class BatchCartPole:
-    """``n`` independent copies of gymnasium's CartPole-v1, stepped together (numpy float64).
-
-    The equations are gymnasium's ``CartPoleEnv.step`` verbatim (Euler integration, tau 0.02, cart mass 1.0,
-    pole mass 0.1, pole half-length 0.5; the episode ends when |x| > 2.4 or |theta| > 12 degrees), with
-    ``force_mag`` and ``gravity`` settable as in :func:`~intellimetry.aiq.domains.make_cartpole`.
-    """
-
-    tau, masscart, masspole, length = 0.02, 1.0, 0.1, 0.5
-    x_threshold, theta_threshold = 2.4, 12 * 2 * math.pi / 360
-
-    def __init__(self, n: int, force_mag: float = 10.0, gravity: float = 9.8, max_steps: int = 200):
-        self.n = check_int("n", n, 1)
-        self.force_mag, self.gravity = check_cartpole_physics(force_mag, gravity)
-        self.max_steps = check_int("max_steps", max_steps, 1)
-        self.total_mass = self.masspole + self.masscart
-        self.polemass_length = self.masspole * self.length
-        self.state = np.zeros((self.n, 4))
-
-    def reset(self, rng: np.random.Generator) -> np.ndarray:
-        """New states, each variable uniform in (-0.05, 0.05) as gymnasium's reset; returns a copy."""
-        self.state = rng.uniform(-RESET_BOUND, RESET_BOUND, size=(self.n, 4))
-        return self.state.copy()
-
-    def step(self, actions) -> tuple[np.ndarray, np.ndarray]:
-        """Apply actions (0 left, 1 right) to all copies: (next states (n, 4), terminated (n,) bool)."""
-        actions = np.asarray(actions)
-        if actions.shape != (self.n,):
-            raise ValueError(f"actions must have shape ({self.n},), got {actions.shape}")
-        x, x_dot, theta, theta_dot = self.state.T
-        force = np.where(actions == 1, self.force_mag, -self.force_mag)
-        costheta, sintheta = np.cos(theta), np.sin(theta)
-        temp = (force + self.polemass_length * np.square(theta_dot) * sintheta) / self.total_mass
-        thetaacc = (self.gravity * sintheta - costheta * temp) / (
-            self.length * (4.0 / 3.0 - self.masspole * np.square(costheta) / self.total_mass))
-        xacc = temp - self.polemass_length * thetaacc * costheta / self.total_mass
-        self.state = np.stack([x + self.tau * x_dot, x_dot + self.tau * xacc,
-                               theta + self.tau * theta_dot, theta_dot + self.tau * thetaacc], axis=1)
-        x, theta = self.state[:, 0], self.state[:, 2]
-        terminated = ((x < -self.x_threshold) | (x > self.x_threshold)
-                      | (theta < -self.theta_threshold) | (theta > self.theta_threshold))
-        return self.state.copy(), terminated
-
-    def episode_lengths(self, policy_batch: Callable, rng: np.random.Generator | None = None,
-                        initial: np.ndarray | None = None) -> np.ndarray:
-        """Run all n episodes with ``policy_batch(states (n, 4)) -> actions (n,)``; steps survived per copy.
-
-        Starts from ``reset(rng)``, or from the given ``initial`` states (n, 4).  Counted like gymnasium's
-        return: the terminating step counts, so each length lies in 1..max_steps.  Finished copies are frozen
-        (so their states stay finite) and the run stops once all have finished.
-        """
-        if initial is None:
-            if rng is None:
-                raise ValueError("episode_lengths needs an rng or initial states")
-            self.reset(rng)
-        else:
-            initial = np.array(initial, dtype=np.float64)
-            if initial.shape != (self.n, 4):
-                raise ValueError(f"initial states must have shape ({self.n}, 4), got {initial.shape}")
-            self.state = initial
-        lengths = np.zeros(self.n, dtype=np.int64)
-        alive = np.ones(self.n, dtype=bool)
-        for _ in range(self.max_steps):
-            before = self.state
-            _, terminated = self.step(np.asarray(policy_batch(before.copy())))
-            lengths += alive
-            self.state = np.where(alive[:, None], self.state, before)
-            alive &= ~terminated
-            if not alive.any():
-                break
-        return lengths
 
 
 def _n_parameters(hidden: int) -> int:
