@@ -10,8 +10,10 @@ from intellimetry.survival.digits import (
     MODEL_KINDS,
     build_model,
     cross_validated_scores,
+    load_dataset,
     load_digits_dataset,
     load_idx_dataset,
+    load_mnist1d_dataset,
     train_and_score,
 )
 
@@ -98,3 +100,28 @@ def test_train_and_score_returns_test_logits_and_accuracy():
                                        epochs=10)
     assert scores.shape == (397, 10) and scores.dtype == np.float32
     assert accuracy == np.mean(scores.argmax(axis=1) == labels[1400:]) and accuracy > 0.85
+
+
+def test_mnist1d_is_the_benchmark_split_generated_offline_without_touching_global_random_state():
+    np.random.seed(123)
+    before = np.random.get_state()[1].copy()
+    data = load_mnist1d_dataset()
+    assert (np.random.get_state()[1] == before).all()  # the package seeds numpy globally; we restore it
+    (train_x, train_y), (test_x, test_y) = data["train"], data["test"]
+    assert train_x.shape == (4000, 1, 1, 40) and test_x.shape == (1000, 1, 1, 40) and train_x.dtype == np.float32
+    assert sorted(set(train_y.tolist())) == list(range(10)) and test_y.dtype == np.int64
+    again = load_mnist1d_dataset()
+    np.testing.assert_array_equal(again["test"][0], test_x)  # seeded: the same signals every time
+    described = load_dataset("mnist1d")
+    assert "MNIST-1D" in described["description"]
+    assert "4,000 for training, 1,000 for testing" in described["description"]
+
+
+def test_cnn_reads_one_dimensional_signals():
+    model = build_model("cnn", image_shape=(1, 1, 40))
+    assert model(torch.zeros(3, 1, 1, 40)).shape == (3, 10)
+
+
+def test_load_dataset_names_the_allowed_domains():
+    with pytest.raises(ValueError, match="'mnist'.*digits, mnist1d, mnist-idx"):
+        load_dataset("mnist")

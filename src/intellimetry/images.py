@@ -115,7 +115,9 @@ def _texture(kind: int, u: np.ndarray, v: np.ndarray, cu, cv, radius, phase, rng
     return (rng.random(u.shape) < 0.5).astype(np.float32)
 
 
-def make_shapes(n_classes: int, n_images: int = 2000, image_size: int = 16, seed: int = 0):
+def make_shapes(n_classes: int, n_images: int = 2000, image_size: int = 16, seed: int = 0,
+                offset: float = SHAPE_OFFSET, radius_range: tuple[float, float] = SHAPE_RADIUS,
+                with_params: bool = False):
     """The generator of ``shapes10`` / ``shapes100``: procedural greyscale textured shapes.
 
     Ten shapes (SHAPES) x ten textures (TEXTURES).  With 100 classes the class is ``10 * shape + texture``;
@@ -123,8 +125,9 @@ def make_shapes(n_classes: int, n_images: int = 2000, image_size: int = 16, seed
     and pose in CIFAR).  Classes are balanced (``n_images`` is rounded up to a multiple of n_classes).
     Per image, from one ``numpy.random.default_rng(seed)``:
 
-    - shape: centre offset U(-0.05, 0.05) x size in each axis, radius U(0.28, 0.38) x size, rotation
-      U(0, 360) degrees; rendered on a 2x supersampled grid and averaged down (anti-aliased);
+    - shape: centre offset U(-offset, offset) x size in each axis (default 0.05), radius
+      U(*radius_range) x size (default 0.28 to 0.38), rotation U(0, 360) degrees; rendered on a 2x
+      supersampled grid and averaged down (anti-aliased);
     - texture in the image frame (stripes of period 4 px with random phase in four orientations,
       checker, concentric rings and gradients around the shape centre, or fresh binary speckle) in
       [0, 1], fills the shape as ``contrast * (0.3 + 0.7 * texture)`` with contrast U(0.3, 0.55);
@@ -132,10 +135,16 @@ def make_shapes(n_classes: int, n_images: int = 2000, image_size: int = 16, seed
       shape on a bright one (U(0.6, 0.95)); a linear background ramp of slope up to 0.2 per image width in
       a random direction, and Gaussian noise of sd U(0.03, 0.1); clipped to [0, 1].
 
-    Returns ``x`` (n, 1, size, size) float32 and ``y`` int64 in shuffled order.
+    Returns ``x`` (n, 1, size, size) float32 and ``y`` int64 in shuffled order; with ``with_params`` also
+    each image's generation parameters (:func:`_shape_parameters`). The defaults of ``offset`` and
+    ``radius_range`` give AIQ's domains; other values draw from the same generator in the same order.
     """
     if n_classes not in (10, 100):
         raise ValueError(f"n_classes must be one of 10, 100; got {n_classes}")
+    radius_low, radius_high = (float(v) for v in radius_range)
+    if not 0 <= offset <= 0.5 or not 0 < radius_low <= radius_high <= 0.5:
+        raise ValueError(f"need 0 <= offset <= 0.5 and radius_range (lo, hi) with 0 < lo <= hi <= 0.5 (fractions "
+                         f"of the image size); got offset {offset}, radius_range {radius_range}")
     n_images, image_size = int(n_images), int(image_size)
     if n_images < 2 * n_classes or image_size < 8:
         raise ValueError(f"need n_images >= {2 * n_classes} (two per class) and image_size >= 8")
@@ -147,8 +156,8 @@ def make_shapes(n_classes: int, n_images: int = 2000, image_size: int = 16, seed
     else:
         shape, texture = y, rng.integers(0, 10, n)
     s = image_size
-    centre = s / 2 + rng.uniform(-SHAPE_OFFSET, SHAPE_OFFSET, (n, 2)) * s
-    radius = rng.uniform(*SHAPE_RADIUS, n) * s
+    centre = s / 2 + rng.uniform(-offset, offset, (n, 2)) * s
+    radius = rng.uniform(radius_low, radius_high, n) * s
     angle = rng.uniform(0, 2 * math.pi, n)
     phase = rng.uniform(0, 2 * math.pi, n)
     contrast = rng.uniform(0.3, 0.55, n)
@@ -165,7 +174,21 @@ def make_shapes(n_classes: int, n_images: int = 2000, image_size: int = 16, seed
     for lo in range(0, n, SHAPE_CHUNK):  # bounded memory; the rng is used in the same order for any n
         part = slice(lo, lo + SHAPE_CHUNK)
         images[part] = _render_shapes(s, shape[part], texture[part], *(a[part] for a in params), rng=rng)
+    if with_params:
+        return np.clip(images, 0, 1)[:, None], y.astype(np.int64), _shape_parameters(
+            shape, texture, centre / s - 0.5, radius / s, angle, bright, contrast)
     return np.clip(images, 0, 1)[:, None], y.astype(np.int64)
+
+
+def _shape_parameters(shape, texture, offset, radius, angle, bright, contrast) -> dict[str, np.ndarray]:
+    """What :func:`make_shapes` drew per image: ``shape`` and ``texture`` (indices into SHAPES and
+    TEXTURES), the centre's ``offset_x`` (right) and ``offset_y`` (down) and the ``radius``, as fractions
+    of the image size, the rotation ``angle`` (radians), ``bright`` (a bright shape on a dark background)
+    and the shape's ``contrast`` against the background."""
+    return {"shape": shape.astype(np.int64), "texture": texture.astype(np.int64),
+            "offset_x": offset[:, 0].astype(np.float64), "offset_y": offset[:, 1].astype(np.float64),
+            "radius": radius.astype(np.float64), "angle": angle.astype(np.float64), "bright": bright.astype(bool),
+            "contrast": contrast.astype(np.float64)}
 
 
 def _render_shapes(s, shape, texture, cu, cv, radius, angle, phase, signed_contrast, level, ramp, ramp_angle,

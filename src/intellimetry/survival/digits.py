@@ -1,11 +1,14 @@
 """Class scores of digit classifiers (linear, MLP, CNN) for the failure counts of Zhan et al. (2025), Figure 2.
 
-Offline the data are scikit-learn's 8x8 handwritten digits, scored out-of-fold so every image is one test event;
-at paper scale they are MNIST-format IDX files (MNIST, Fashion-MNIST) with their own train/test split.
+Offline the data are scikit-learn's 8x8 handwritten digits, scored out-of-fold so every image is one test event,
+and MNIST-1D (Greydanus & Kobak, 2020), a harder digit benchmark of one-dimensional signals that the `mnist1d`
+package generates on this machine; at paper scale they are MNIST-format IDX files (MNIST, Fashion-MNIST) with
+their own train/test split.
 """
 from __future__ import annotations
 
 import gzip
+import random
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +29,31 @@ SCORE_BATCH = 1024  # bounds memory when scoring 10,000 MNIST images with the CN
 def load_digits_dataset() -> tuple[np.ndarray, np.ndarray]:
     """scikit-learn's 1,797 handwritten digits as (N, 1, 8, 8) float32 in [0, 1] and int64 labels."""
     return digit_images()
+
+
+def load_mnist1d_dataset(seed: int = 42) -> dict:
+    """MNIST-1D made by the `mnist1d` package's own generator (its default arguments: 5,000 signals of
+    length 40, the first 4,000 for training), as (N, 1, 1, 40) float32 signals and int64 labels.
+
+    The package would download its frozen copy; nothing is downloaded here. Its generator seeds numpy's and
+    Python's global random state, so both are restored afterwards (the caller's draws are unaffected).
+    """
+    from mnist1d.data import get_dataset_args, make_dataset
+
+    args = get_dataset_args()
+    args.seed = seed
+    numpy_state, python_state = np.random.get_state(), random.getstate()
+    try:
+        data = make_dataset(args)
+    finally:
+        np.random.set_state(numpy_state)
+        random.setstate(python_state)
+
+    def signals(x):
+        return np.asarray(x, dtype=np.float32)[:, None, None, :]
+
+    return {"train": (signals(data["x"]), np.asarray(data["y"], dtype=np.int64)),
+            "test": (signals(data["x_test"]), np.asarray(data["y_test"], dtype=np.int64))}
 
 
 def _open_idx(directory: Path, name: str) -> bytes:
@@ -145,14 +173,15 @@ def train_and_score(kind: str, train_images, train_labels, test_images, test_lab
     return scores, float(np.mean(scores.argmax(axis=1) == test_labels))
 
 
-DATASETS = ("digits", "mnist-idx")
+DATASETS = ("digits", "mnist1d", "mnist-idx")
 
 
 def load_dataset(name: str, data_dir: str = "") -> dict:
     """{"train": (images, labels), "test": (images, labels) or None, "description": str}.
 
-    "digits": scikit-learn's digits, tested out-of-fold (test is None); "mnist-idx": MNIST-format IDX
-    files (MNIST, Fashion-MNIST) in `data_dir`, with their own train/test split.
+    "digits": scikit-learn's digits, tested out-of-fold (test is None); "mnist1d": MNIST-1D, generated
+    offline, with its own train/test split; "mnist-idx": MNIST-format IDX files (MNIST, Fashion-MNIST) in
+    `data_dir`, with their own train/test split.
     """
     check_choice("dataset", name, DATASETS)
     if name == "digits":
@@ -161,6 +190,12 @@ def load_dataset(name: str, data_dir: str = "") -> dict:
         return {"train": (images, labels), "test": None,
                 "description": f"scikit-learn handwritten digits ({len(labels):,} images, {side}×{side}), "
                                "scored out of fold"}
+    if name == "mnist1d":
+        data = load_mnist1d_dataset()
+        (train, _), (test, _) = data["train"], data["test"]
+        return {**data, "description": f"MNIST-1D ({len(train) + len(test):,} one-dimensional digit signals of "
+                                       f"length {train.shape[-1]}, generated offline by the mnist1d package; "
+                                       f"{len(train):,} for training, {len(test):,} for testing)"}
     if name == "mnist-idx":
         if not data_dir:
             raise ValueError("dataset 'mnist-idx' needs data_dir: a folder with the four MNIST IDX files")
