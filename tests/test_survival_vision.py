@@ -1,0 +1,155 @@
+"""The vision figure of Zhan et al. (2025), Figure 3: captions from generation parameters, the CNN
+family's failure counts, the contrastive dual encoder, and the model cache."""
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from intellimetry.images import SHAPES, TEXTURES, make_shapes
+from intellimetry.survival.vision import classifiers, retrieval
+from intellimetry.survival.vision.captions import caption, captions, position_phrase, tokenize, vocabulary
+from intellimetry.survival.vision.data import ShapeSet
+from intellimetry.survival.vision.study import rises_with_size
+
+RADII = (0.1, 0.3)
+
+
+# --------------------------------------------------------------------------- captions
+
+def test_caption_states_each_parameter_in_words():
+    triangle, checker = SHAPES.index("triangle"), TEXTURES.index("checker")
+    assert caption(triangle, checker, -0.15, -0.15, 0.25, False, 0.2, RADII) == \
+        "a large dark checkered triangle at the top left"
+    outline, solid = SHAPES.index("square-outline"), TEXTURES.index("solid")
+    assert caption(outline, solid, 0.0, 0.01, 0.15, True, 0.2, RADII) == \
+        "a small bright plain square outline in the centre"
+    assert caption(0, 0, 0.19, 0.0, 0.15, True, 0.2, RADII).endswith("disc on the right")
+    assert caption(0, 0, 0.0, 0.19, 0.15, True, 0.2, RADII).endswith("disc at the bottom")
+
+
+def test_position_thirds_cover_every_phrase_once():
+    phrases = {position_phrase(row, column) for row in range(3) for column in range(3)}
+    assert len(phrases) == 9 and "in the centre" in phrases and "at the bottom right" in phrases
+
+
+def test_make_shapes_parameters_leave_the_images_unchanged_and_match_the_labels():
+    x, y = make_shapes(100, n_images=200, image_size=12, seed=5)
+    x2, y2, params = make_shapes(100, n_images=200, image_size=12, seed=5, with_params=True)
+    np.testing.assert_array_equal(x, x2)  # AIQ's images for existing seeds stay as they were
+    np.testing.assert_array_equal(y, y2)
+    np.testing.assert_array_equal(y, 10 * params["shape"] + params["texture"])  # class = 10 * shape + texture
+    assert np.abs(params["offset_x"]).max() <= 0.05 and params["radius"].min() >= 0.28
+
+
+def test_captions_match_what_the_images_show():
+    x, _, params = make_shapes(100, n_images=400, image_size=24, seed=2, offset=0.25, radius_range=RADII,
+                               with_params=True)
+    texts = captions(params, 0.25, RADII)
+    # where the shape is: the centroid of the pixels that differ most from the background
+    images = x[:, 0] - np.median(x[:, 0], axis=(1, 2), keepdims=True)
+    weight = np.where(params["bright"][:, None, None], images, -images).clip(min=0) ** 2
+    columns = (weight.sum(axis=1) * np.arange(24)).sum(axis=1) / weight.sum(axis=(1, 2))
+    left = np.array(["left" in text.split() for text in texts])
+    right = np.array(["right" in text.split() for text in texts])
+    assert left.sum() > 50 and right.sum() > 50
+    assert columns[left].mean() < 11.5 - 2 < 11.5 + 2 < columns[right].mean()
+    for text, shape, bright in zip(texts, params["shape"], params["bright"]):
+        assert ("bright" if bright else "dark") in text.split()
+        assert SHAPES[shape].replace("-", " ").split()[-1] in text.split()
+
+
+def test_tokenize_pads_with_zero_and_rejects_unknown_words():
+    words = vocabulary()
+    ids = tokenize(["a small dark ring in the centre", "a large bright plain disc"])
+    assert ids.shape == (2, 7) and ids[1, 5:].tolist() == [0, 0]
+    assert [words[i] for i in ids[1, :5]] == ["a", "large", "bright", "plain", "disc"]
+    with pytest.raises(ValueError, match="zebra"):
+        tokenize(["a zebra"])
+
+
+# --------------------------------------------------------------------------- classification
+
+def test_classification_failures_follow_a_hand_computed_ranking():
+    # a linear model whose class scores are the pixels themselves: scores known by construction
+    model = nn.Sequential(nn.Flatten(), nn.Linear(4, 4, bias=False))
+    with torch.no_grad():
+        model[1].weight.copy_(torch.eye(4))
+    images = np.array([[0.1, 0.5, 0.3, 0.9],   # true 1: only class 3 scores higher -> 1 failure
+                       [0.4, 0.4, 0.2, 0.1],   # true 1: tied with class 0, which counts for the subject -> 0
+                       [0.2, 0.3, 0.4, 0.5]],  # true 0: every other class higher -> 3
+                      dtype=np.float32).reshape(3, 1, 2, 2)
+    labels = np.array([1, 1, 0])
+    assert classifiers.classification_failures(model, images, labels).tolist() == [1, 0, 3]
+
+
+def test_shape_cnn_sizes_grow_with_width_and_reject_tiny_images():
+    sizes = [sum(p.numel() for p in classifiers.shape_cnn(w, 100, 16).parameters()) for w in (2, 4, 8)]
+    assert sizes == sorted(sizes) and classifiers.shape_cnn(2, 100, 16)(torch.zeros(3, 1, 16, 16)).shape == (3, 100)
+    with pytest.raises(ValueError, match="image_size must be at least 8"):
+        classifiers.shape_cnn(2, 100, 4)
+
+
+def tiny_classifier_recipe(epochs=1):
+    return classifiers.ClassifierRecipe(ShapeSet(300, 100, 8, 0), (2, 3), epochs, 64, 0.01, 0)
+
+
+def test_family_is_trained_once_then_loaded_from_the_cache(tmp_path):
+    first = classifiers.train_family(tiny_classifier_recipe(), cache_root=tmp_path)
+    second = classifiers.train_family(tiny_classifier_recipe(), cache_root=tmp_path)
+    assert [m["record"]["trained_now"] for m in first.values()] == [True, True]
+    assert [m["record"]["trained_now"] for m in second.values()] == [False, False]
+    for name in first:
+        np.testing.assert_array_equal(first[name]["failures"], second[name]["failures"])
+        assert first[name]["failures"].max() <= 99 and first[name]["params"] == second[name]["params"]
+    changed = classifiers.train_family(tiny_classifier_recipe(epochs=2), cache_root=tmp_path)
+    assert [m["record"]["trained_now"] for m in changed.values()] == [True, True]  # a new recipe retrains
+
+
+def test_recipes_reject_bad_inputs():
+    with pytest.raises(ValueError, match="at least two different widths"):
+        classifiers.ClassifierRecipe(ShapeSet(300, 100, 8, 0), (4,), 1, 64, 0.01, 0)
+    with pytest.raises(ValueError, match="n_train must be an integer >= 100"):
+        ShapeSet(10, 100, 8, 0)
+    with pytest.raises(ValueError, match="retrieval|sizes must list"):
+        retrieval.RetrievalRecipe(ShapeSet(300, 100, 8, 0), ((4, 16),), 10, 32, 0.01, 0)
+
+
+# --------------------------------------------------------------------------- retrieval
+
+def test_info_nce_is_low_when_each_caption_picks_its_image():
+    assert retrieval.info_nce(10 * torch.eye(4)).item() < 0.01
+    assert retrieval.info_nce(torch.zeros(4, 4)).item() == pytest.approx(np.log(4))
+
+
+def test_contrastive_dual_encoder_beats_chance_on_a_seeded_toy_set(tmp_path):
+    data = ShapeSet(2000, 100, 16, 3, offset=0.2, radius_range=(0.2, 0.35))
+    recipe = retrieval.RetrievalRecipe(data, ((4, 16), (6, 24)), steps=250, batch_size=64, learning_rate=0.005,
+                                       seed=0)
+    members = retrieval.train_encoders(recipe, cache_root=tmp_path)
+    chance_recall, chance_mean = 1 / 100, 99 / 2
+    for member in members.values():
+        assert member["recall_at_1"] >= 5 * chance_recall
+        assert member["failures"].mean() < chance_mean / 3
+        assert member["record"]["final_loss"] < member["record"]["initial_loss"]
+    again = retrieval.train_encoders(recipe, cache_root=tmp_path)
+    assert not any(m["record"]["trained_now"] for m in again.values())
+
+
+def test_retrieval_failures_count_images_scored_above_the_captioned_one():
+    model = retrieval.initial_encoder((2, 8), 8, seed=0)
+    tokens = tokenize(["a small dark ring in the centre"] * 5)
+    images = np.random.default_rng(0).random((5, 1, 8, 8), dtype=np.float32)
+    failures = retrieval.retrieval_failures(model, tokens, images)
+    # one caption for all: its score for each image is the same row, so failures are ranks in that row
+    with torch.no_grad():
+        row = (model.embed_text(tokens[:1]) @ model.embed_images(images).T)[0].numpy()
+    assert failures.tolist() == [int((row > row[i]).sum()) for i in range(5)]
+
+
+# --------------------------------------------------------------------------- the criterion's reading
+
+def test_rises_with_size_needs_a_positive_slope_and_a_measured_largest_rate():
+    line = {"slope": 0.05, "sizes": [1e3, 1e4, 1e5], "alphas": [1.1, 1.2, 1.3]}
+    assert rises_with_size(line)
+    assert not rises_with_size({**line, "slope": -0.05})
+    assert not rises_with_size({**line, "alphas": [1.1, 1.2, 1.0001]})  # largest pinned at the lower bound
