@@ -32,6 +32,7 @@ import numpy as np
 
 from intellimetry.cache import ModelCache, TrainingCode
 from intellimetry.checks import check_int
+from intellimetry.digests import sha256_file
 from intellimetry.survival.failure_counts import failure_counts, failure_counts_from_embeddings
 
 BM25 = "bm25"
@@ -236,7 +237,7 @@ def _onnx_encoder(path: Path, tokenizer_folder: Path, max_tokens: int, threads: 
     layers = arch["layers"] * bert_layer_parameters(arch["hidden"], arch["intermediate"])
     return Encoder(MINILM_L3, AutoTokenizer.from_pretrained(str(tokenizer_folder), local_files_only=True), run,
                    max_tokens,
-                   {"onnx": _file_digest(path), "tokenizer": _source_fingerprint(str(tokenizer_folder))}, layers)
+                   {"onnx": sha256_file(path), "tokenizer": _source_fingerprint(str(tokenizer_folder))}, layers)
 
 
 def _source_fingerprint(source: str) -> dict:
@@ -244,16 +245,8 @@ def _source_fingerprint(source: str) -> dict:
     folder = Path(source)
     if not folder.is_dir():
         return {"hub_id": source}
-    return {path.relative_to(folder).as_posix(): _file_digest(path)
+    return {path.relative_to(folder).as_posix(): sha256_file(path)
             for path in sorted(folder.rglob("*")) if path.is_file() and path.suffix != ".md"}
-
-
-def _file_digest(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as data:
-        for block in iter(lambda: data.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 # ----------------------------------------------------------------------------- cached document embeddings
