@@ -167,7 +167,8 @@ def _plain_rate_ticks(ax, ticks) -> None:
 
 
 MIN_RATE_SPAN = 0.1  # smallest decay-rate range a size panel shows
-SERIES_COLORS = (COLORS["ours"], COLORS["paper"], COLORS["accent"], COLORS["neutral"])
+# Okabe-Ito sky blue after the named colours, so five models (e.g. the recommenders) stay apart
+SERIES_COLORS = (COLORS["ours"], COLORS["paper"], COLORS["accent"], COLORS["neutral"], "#56B4E9")
 
 
 def panel_grid(n_panels: int, columns: int = 3, panel_size: tuple[float, float] = (3.3, 2.9)):
@@ -185,19 +186,30 @@ def decay_panels(counts_by_model: dict, test_sets: dict, rates: dict, k_max: int
     """One decay plot per test set, one series per model; level regions anchored at the first model."""
     fig, axes = panel_grid(len(test_sets), columns)
     for ax, (name, test_set) in zip(axes, test_sets.items()):
-        for index, (model, by_set) in enumerate(counts_by_model.items()):
-            alpha = rates[model][name]["alpha"]
-            plot_decay(ax, by_set[name], k_max, label=f"{model}: α = {alpha:.2f}",
-                       color=SERIES_COLORS[index % len(SERIES_COLORS)], regions=index == 0)
-        ax.set_title(test_set.label)
-        handles, labels = ax.get_legend_handles_labels()
-        if ax is not axes[0]:  # the level regions are explained once, in the first panel
-            kept = [i for i, label in enumerate(labels) if label.split(":")[0] in counts_by_model]
-            handles, labels = [handles[i] for i in kept], [labels[i] for i in kept]
-        ax.legend(handles, labels, loc="upper right", fontsize=7, handlelength=1)
-        if ax.get_subplotspec().colspan.start > 0:  # scales differ per panel: keep ticks, drop repeated labels
-            ax.set_ylabel("")
+        decay_panel(ax, counts_by_model, name, test_set.label, rates, k_max, explain_levels=ax is axes[0])
     return fig
+
+
+def decay_panel(ax, counts_by_model: dict, name: str, title: str, rates: dict, k_max: int,
+                explain_levels: bool = True) -> None:
+    """One test set's decay plot with one series per model (`counts_by_model[model][name]`); the level
+    regions are anchored at the first model, and named in the legend only where `explain_levels`."""
+    highest = 0.0
+    for index, (model, by_set) in enumerate(counts_by_model.items()):
+        alpha = rates[model][name]["alpha"]
+        k, counts = plot_decay(ax, by_set[name], k_max, label=f"{model}: α = {alpha:.2f}",
+                               color=SERIES_COLORS[index % len(SERIES_COLORS)], regions=index == 0)
+        highest = max(highest, float(counts[k <= k_max].max(initial=0)))
+    low, high = ax.get_ylim()
+    ax.set_ylim(low, max(high, 1.5 * highest))  # a model above the anchor's f(1) stays in view
+    ax.set_title(title)
+    handles, labels = ax.get_legend_handles_labels()
+    if not explain_levels:  # the level regions are explained once, in the first panel
+        kept = [i for i, label in enumerate(labels) if label.split(":")[0] in counts_by_model]
+        handles, labels = [handles[i] for i in kept], [labels[i] for i in kept]
+    ax.legend(handles, labels, loc="upper right", fontsize=7, handlelength=1)
+    if ax.get_subplotspec().colspan.start > 0:  # scales differ per panel: keep ticks, drop repeated labels
+        ax.set_ylabel("")
 
 
 def rate_vs_size_panel(ax, line: dict, title: str, color: str = COLORS["ours"], series: str | None = None,

@@ -1,0 +1,215 @@
+"""The recommendation figure (Zhan et al. 2025, Figure 5): every model on every log, leave-one-out,
+failure counts, decay rates and levels, and SASRec's decay rate against its size."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from intellimetry.plotting import COLORS
+from intellimetry.survival.levels import LEVELS, THRESHOLDS
+from intellimetry.survival.plots import SERIES_COLORS, decay_panel, rate_vs_size_panel
+from intellimetry.survival.rates import at_lower_bound, decay_rates, level_counts, levels, rising_share, size_scaling
+from intellimetry.survival.recommendation.logs import GENERATED, REAL, LogModel, Split, leave_one_out, load_log
+from intellimetry.survival.recommendation.models import ModelSpec, Recipe, failures, load_or_train
+from intellimetry.survival.scaling import fit_scaling
+
+SIGNIFICANCE = 0.05  # a size line "rises significantly" when its slope is positive with p below this
+HIT_CUTOFF = 10  # hit rate at 10: the share of users whose held-out item is among the first ten tried
+RATE_KEYS = ("alpha", "ci_low", "ci_high", "ci_level", "level", "straddles", "events", "events_in_range",
+             "first_try", "mean_failures", "log_binned_alpha", "log_binned_r2")
+
+
+def model_key(spec: ModelSpec) -> str:
+    """A stable key for the book: popularity, gru4rec_64, sasrec_32, ..."""
+    return spec.kind if spec.kind == "popularity" else f"{spec.kind}_{spec.dim}"
+
+
+def model_specs(gru_dims, sasrec_dims, blocks: int, heads: int, dropout: float) -> dict[str, ModelSpec]:
+    """Popularity, then a GRU4Rec-style model per width, then a SASRec-style model per width (smallest first)."""
+    for kind, dims in (("gru4rec", gru_dims), ("sasrec", sasrec_dims)):
+        if len(set(dims)) != len(dims):
+            raise ValueError(f"{kind} widths must differ, got {list(dims)}")
+    specs = [ModelSpec("popularity")]
+    specs += [ModelSpec("gru4rec", d, dropout=dropout) for d in gru_dims]
+    specs += [ModelSpec("sasrec", d, blocks, heads, dropout) for d in sorted(sasrec_dims)]
+    return {model_key(spec): spec for spec in specs}
+
+
+def load_splits(names, data_dir: str, min_interactions: int, generated: LogModel, seed: int) -> dict[str, Split]:
+    """Leave-one-out splits of the named logs (see logs.load_log)."""
+    if not names:
+        raise ValueError("name at least one data set")
+    return {name: leave_one_out(load_log(name, data_dir, min_interactions, generated, seed)) for name in names}
+
+
+def failure_counts_by_model(specs: dict, splits: dict, recipe: Recipe, cache_root=None) -> tuple[dict, dict]:
+    """{model: {data set: failures per user}} and {model: {data set: training record}}; trained models
+    come from the model cache when they are there."""
+    counts, records = {}, {}
+    for key, spec in specs.items():
+        counts[key], records[key] = {}, {}
+        for name, split in splits.items():
+            trained = load_or_train(spec, split, recipe, cache_root)
+            counts[key][name] = failures(trained, split, recipe.max_len)
+            records[key][name] = trained.record
+    return counts, records
+
+
+def rates_by_model(counts: dict, k_min: int, k_max: int, resamples: int, seed: int) -> dict:
+    return {key: decay_rates(by_set, k_min, k_max, resamples, np.random.default_rng(seed))
+            for key, by_set in counts.items()}
+
+
+def hit_rates(counts: dict, cutoff: int = HIT_CUTOFF) -> dict:
+    return {key: {name: float((np.asarray(c) < cutoff).mean()) for name, c in by_set.items()}
+            for key, by_set in counts.items()}
+
+
+def size_lines(specs: dict, rates: dict, records: dict, kind: str = "sasrec") -> dict:
+    """Per data set, the log-log line of the MLE α on non-embedding size over the `kind` models (needs
+    two sizes; `rises` is false where a rate is censored at the estimator's bound)."""
+    members, params = _family(specs, records, kind)
+    if len(members) < 2:
+        return {}
+    return size_scaling({key: {name: row["alpha"] for name, row in rates[key].items()} for key in members}, params)
+
+
+def log_binned_size_lines(specs: dict, rates: dict, records: dict, kind: str = "sasrec") -> dict:
+    """The same line for the paper-style estimate (least squares on log-binned frequencies), which,
+    unlike the MLE, is not bounded below by 1 and so can still rank rates flatter than k^-1."""
+    members, params = _family(specs, records, kind)
+    if len(members) < 2:
+        return {}
+    sizes = [params[key] for key in members]
+    lines = {}
+    for name in rates[members[0]]:
+        alphas = [rates[key][name]["log_binned_alpha"] for key in members]
+        fit = fit_scaling(sizes, alphas)
+        lines[name] = {**fit.as_dict(), "alphas": alphas, "sizes": sizes, "rises": fit.slope > 0,
+                       "significant": bool(fit.slope > 0 and fit.p < SIGNIFICANCE),
+                       "decades": float(np.log10(max(sizes) / min(sizes)))}
+    return lines
+
+
+def _family(specs: dict, records: dict, kind: str) -> tuple[list, dict]:
+    members = [key for key, spec in specs.items() if spec.kind == kind]
+    params = {key: next(iter(records[key].values()))["non_embedding_params"] for key in members}
+    return members, params
+
+
+def claim_statistics(rates: dict, splits: dict) -> dict:
+    """What the paper's claim is judged on, over the real logs only (a generated log is a control):
+    whether every (model, real log) is Limited, and the largest upper interval bound of α there."""
+    real = [name for name, split in splits.items() if split.log.source == REAL]
+    if not real:
+        raise ValueError("the paper's claim is about real logs; name at least one (movielens, movielens-dir, "
+                         "amazon-dir) besides generated")
+    rows = [rows[name] for rows in rates.values() for name in real]
+    binned = [row["log_binned_alpha"] for row in rows]
+    return {"real_sets": real, "all_limited": all(row["level"] == LEVELS[0] for row in rows),
+            "alpha_ci_high_max": max(row["ci_high"] for row in rows), "alpha_max": max(row["alpha"] for row in rows),
+            "alpha_min": min(row["alpha"] for row in rows),
+            "all_at_lower_bound": all(at_lower_bound(row["alpha"]) for row in rows),
+            "log_binned_min": min(binned), "log_binned_max": max(binned)}
+
+
+def beats_popularity(hits: dict) -> dict:
+    """{model: {data set: whether its hit rate at 10 exceeds popularity's}}."""
+    return {key: {name: rate > hits["popularity"][name] for name, rate in by_set.items()}
+            for key, by_set in hits.items() if key != "popularity"}
+
+
+def summary(specs: dict, splits: dict, counts: dict, records: dict, rates: dict) -> dict:
+    """The numbers the book quotes: data sets, models, rates, levels, hit rates, size lines, the claim's statistics."""
+    lines, binned = size_lines(specs, rates, records), log_binned_size_lines(specs, rates, records)
+    first = {key: next(iter(by_set.values())) for key, by_set in records.items()}
+    return {
+        "datasets": {name: {**split.log.summary(), "events": len(split.targets)} for name, split in splits.items()},
+        "generated_sets": [name for name, split in splits.items() if split.log.source == GENERATED],
+        "models": {key: {"label": spec.label, "kind": spec.kind, "dim": spec.dim,
+                         "non_embedding_params": first[key]["non_embedding_params"],
+                         "trained_now": any(r["trained_now"] for r in records[key].values()),
+                         "train_seconds": sum(r.get("train_seconds", 0.0) for r in records[key].values())}
+                   for key, spec in specs.items()},
+        "rates": {key: {name: {k: row[k] for k in RATE_KEYS} for name, row in by_set.items()}
+                  for key, by_set in rates.items()},
+        "levels": levels(rates), "level_counts": level_counts(rates), "pairs": sum(len(r) for r in rates.values()),
+        "hit_rate_at_10": hit_rates(counts), "beats_popularity": beats_popularity(hit_rates(counts)),
+        "size": lines, "size_rising": rising_share(lines) if lines else {}, "size_log_binned": binned,
+        **claim_statistics(rates, splits),
+    }
+
+
+# --------------------------------------------------------------------------- the figure
+
+FIGURE_WIDTH = 7.5  # inches: the legends' 7 pt text stays above 8 px at the book's column width
+
+
+def recommendation_figure(specs: dict, splits: dict, counts: dict, rates: dict, lines: dict, binned: dict):
+    """A full-width decay panel per data set (every model), then α with intervals on the level scale
+    and SASRec's α against its size (the MLE, and the paper-style log-binned estimate)."""
+    names = list(splits)
+    layout = [[name, name] for name in names] + [["alpha", "size" if lines else "alpha"]]
+    fig, axes = plt.subplot_mosaic(layout, figsize=(FIGURE_WIDTH, 3.4 * len(names) + 3.4), layout="constrained")
+    by_label = {specs[key].label: by_set for key, by_set in counts.items()}
+    rates_by_label = {specs[key].label: by_set for key, by_set in rates.items()}
+    for index, (name, split) in enumerate(splits.items()):
+        decay_panel(axes[name], by_label, name, split.label, rates_by_label, split.log.n_items,
+                    explain_levels=index == 0)
+    alpha_panel(axes["alpha"], specs, splits, rates)
+    if lines:
+        size_panel(axes["size"], splits, lines, binned)
+    return fig
+
+
+def size_panel(ax, splits: dict, lines: dict, binned: dict) -> None:
+    """SASRec's α against size per data set (colour): the MLE (filled, dashed line) and the
+    log-binned least-squares estimate (hollow, dotted line), each line labelled with its slope."""
+    for index, name in enumerate(lines):
+        short, color = _short(splits[name].label), SERIES_COLORS[index]
+        rate_vs_size_panel(ax, lines[name], "SASRec: α against size", color=color, series=f"{short}, MLE")
+        line = binned[name]
+        sizes = np.asarray(line["sizes"], dtype=float)
+        grid = np.geomspace(sizes.min(), sizes.max(), 20)
+        ax.plot(sizes, line["alphas"], "o", mfc="none", ms=5, color=color)
+        ax.plot(grid, 10 ** (line["intercept"] + line["slope"] * np.log10(grid)), ":", color=color, lw=1.2,
+                label=f"{short}, log-binned LS: {line['slope']:+.3f} (p {line['p']:.2f})")
+    alphas = [a for group in (lines, binned) for line in group.values() for a in line["alphas"]]
+    ax.set_ylim(min(alphas) - 0.1, max(alphas) + 0.1)
+    ax.legend(loc="best", fontsize=7, handlelength=1.6, title="slope of log α on log N", title_fontsize=7)
+
+
+def _short(label: str) -> str:
+    return label.split(" (")[0]
+
+
+def alpha_panel(ax, specs: dict, splits: dict, rates: dict) -> None:
+    """Each model's α per data set: the MLE with its bootstrap interval (filled) and the paper-style
+    log-binned least-squares estimate (hollow), over the level bands."""
+    rows_all = [row for by_set in rates.values() for row in by_set.values()]
+    lower, upper = THRESHOLDS
+    top = max(upper + 0.5, max(row["ci_high"] for row in rows_all) + 0.2)
+    bottom = min(1.0, min(row["log_binned_alpha"] for row in rows_all) - 0.1)
+    for (low, high), level in zip(((bottom, lower), (lower, upper), (upper, top)), LEVELS):
+        ax.axhspan(low, high, color=COLORS[level.lower()], alpha=0.18, lw=0)
+        ax.text(len(specs) - 0.45, high - 0.05, level, ha="right", va="top", fontsize=8)
+    width = 0.7 / len(splits)
+    for s, (name, split) in enumerate(splits.items()):
+        x = np.arange(len(specs)) + (s - (len(splits) - 1) / 2) * width
+        rows = [rates[key][name] for key in specs]
+        alpha = np.array([row["alpha"] for row in rows])
+        # a percentile interval need not contain the estimate (few resamples): clip at the point
+        error = np.array([[max(row["alpha"] - row["ci_low"], 0.0), max(row["ci_high"] - row["alpha"], 0.0)]
+                          for row in rows]).T
+        bound = " (at its bound)" if all(at_lower_bound(a) for a in alpha) else ""
+        ax.errorbar(x, alpha, yerr=error, fmt="o", ms=4, capsize=2, color=SERIES_COLORS[s],
+                    label=f"{_short(split.label)}: MLE{bound}")
+        ax.plot(x, [row["log_binned_alpha"] for row in rows], "o", mfc="none", ms=5, color=SERIES_COLORS[s],
+                label=f"{_short(split.label)}: log-binned LS")
+    ax.set_xticks(np.arange(len(specs)), [spec.label.replace(" ", "\n") for spec in specs.values()], fontsize=7)
+    ax.set_xlim(-0.5, len(specs) - 0.4)
+    ax.set_ylim(bottom, top)
+    ax.set_ylabel("decay rate α")
+    ax.set_title("α per model and data set")
+    ax.grid(axis="x", visible=False)
+    ax.legend(loc="upper left", fontsize=7)
