@@ -402,3 +402,20 @@ def test_a_profile_record_refuses_a_figure_that_never_ran_on_it(built, tmp_path)
     with pytest.raises(RunError, match=r"unknown figure id\(s\): survival-fig99-none"):
         record_runs(built, "quick", ["survival-fig99-none"], runs_dir=tmp_path)
     assert not (tmp_path / "full.json").exists()
+
+
+def test_a_library_edit_made_while_a_notebook_runs_leaves_the_figure_stale(built, monkeypatch):
+    import papermill
+
+    real_execute = papermill.execute_notebook
+    lib = built.root / "src/intellimetry/survival/__init__.py"
+
+    def edit_during_the_run(*args, **kwargs):
+        result = real_execute(*args, **kwargs)
+        lib.write_text(lib.read_text() + "def edited_meanwhile(): return 1\n")
+        return result
+
+    monkeypatch.setattr(papermill, "execute_notebook", edit_during_the_run)
+    run(built, ["survival-fig01-tiny"], force=True, out=io.StringIO())
+    monkeypatch.setattr(papermill, "execute_notebook", real_execute)
+    assert stale_ids(built) == {"survival-fig01-tiny": ["library changed: src/intellimetry/survival/__init__.py"]}

@@ -30,7 +30,13 @@ from pathlib import Path
 from intellimetry import paths
 from intellimetry.atomic import atomic_path, write_json
 from intellimetry.pipeline.execution import environment, figure_lock, heartbeat, ignore_interrupts, kernel_options
-from intellimetry.pipeline.hashing import excluded_subpackages, figure_hashes, reference_inputs, stale_reasons
+from intellimetry.pipeline.hashing import (
+    digest_of,
+    excluded_subpackages,
+    figure_hashes,
+    reference_inputs,
+    stale_reasons,
+)
 from intellimetry.pipeline.project import Project, read_sidecar
 from intellimetry.pipeline.registry import CUSTOM, DECLARABLE_PROFILES, Figure, ParameterError, RegistryError
 from intellimetry.provenance import RUN_CONTEXT_ENV, git_commit, machine_summary
@@ -213,8 +219,7 @@ def execute(project: Project, task: Task, commit: str, progress_bar: bool = Fals
         if sidecar is None:
             raise RunError(f"{figure.id}: the notebook finished without calling save_figure(..., "
                            f"{figure.id!r}), so it produced no figure")
-        # the reference files this run read are now known: hash exactly those
-        hashes = figure_hashes(figure, task.params, project.root, sidecar.pop("reference_files", []))
+        hashes = _hashes_of_run(task, project, sidecar.pop("reference_files", []))
         sidecar.update(hashes=hashes, wall_time_s=round(time.monotonic() - started, 2),
                        executed_notebook=executed.name, machine=machine_summary())
         write_json(sidecar_path, sidecar)
@@ -222,6 +227,16 @@ def execute(project: Project, task: Task, commit: str, progress_bar: bool = Fals
         return sidecar
     finally:
         shutil.rmtree(stage, ignore_errors=True)
+
+
+def _hashes_of_run(task: Task, project: Project, reads: list[str]) -> dict:
+    """The hashes a finished run records: the reference files it read are known only now, so its inputs
+    are hashed now; the notebook, parameters, library and requirements keep the hashes taken before it
+    started, so a file edited while it ran leaves the figure stale instead of passing for what ran."""
+    after = figure_hashes(task.figure, task.params, project.root, reads)
+    before = task.hashes
+    parts = {**after["parts"], **{key: value for key, value in before["parts"].items() if key != "inputs"}}
+    return {**after, "parts": parts, "library_files": before["library_files"], "total": digest_of(parts)}
 
 
 def _keep_failed(executed: Path, failed: Path) -> Path | None:
