@@ -1,11 +1,13 @@
-"""The Intelligence Test chapter's quick profile from an empty model cache on one core, against the
-budgets the issues set: Figs. 1, 2 and 6-13 (levels, digits, language models) < 5 minutes, and
-Figs. 3-5 (vision, search, recommendation) < 4 minutes.
+"""A chapter's quick profile from an empty model cache on one core, against the budgets its issues set:
 
-    .venv/bin/python benchmarks/bench_survival_quick.py [--cores 1]
+* survival: Figs. 1, 2 and 6-13 (levels, digits, language models) < 5 minutes, and Figs. 3-5 (vision,
+  search, recommendation) < 4 minutes;
+* combined: every figure and table of the combined-tests chapter < 4 minutes.
 
-Runs every survival figure on the quick profile into a temporary figures folder with a temporary,
-empty model cache (INTELLIMETRY_MODEL_CACHE), so the GPT-2 family is trained and every failure
+    .venv/bin/python benchmarks/bench_quick_budget.py [--paper survival|combined] [--cores 1]
+
+Runs every figure of the chapter on the quick profile into a temporary figures folder with a
+temporary, empty model cache (INTELLIMETRY_MODEL_CACHE), so every model is trained and every failure
 count is scored as in a first build; the offline model and corpora come from `make language-data`,
 as in a build. The runner and its notebook kernels are pinned to the first `--cores` CPUs; each
 figure runs in a runner of its own, in the chapter's order, so that its CPU seconds (user + system
@@ -28,22 +30,27 @@ from intellimetry import paths
 from intellimetry.cache import MODEL_CACHE_ENV
 from intellimetry.pipeline.project import Project, read_sidecar
 
-PAPER = "survival"
-# (figures by their paper number, target seconds): the budgets of issues 15 and 16
-BUDGETS = {"Figs. 1, 2, 6-13": ((1, 2, *range(6, 14)), 300.0), "Figs. 3-5": ((3, 4, 5), 240.0)}
+# per chapter, {budget: (ids it covers, target seconds)}: the budgets of issues 15, 16 and 18
+BUDGETS = {
+    "survival": {"Figs. 1, 2, 6-13": (lambda fig_id: _number(fig_id) not in (3, 4, 5), 300.0),
+                 "Figs. 3-5": (lambda fig_id: _number(fig_id) in (3, 4, 5), 240.0)},
+    "combined": {"Figs. 1-6, Tables 1-2": (lambda fig_id: True, 240.0)},
+}
 
 
-def figure_number(fig_id: str) -> int:
+def _number(fig_id: str) -> int:
+    """The paper's figure number in an id such as survival-fig03-vision."""
     return int(fig_id.split("-")[1][3:])
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--paper", choices=sorted(BUDGETS), default="survival", help="the chapter to time")
     parser.add_argument("--cores", type=int, default=1, help="CPUs to pin the run to (the target is for 1)")
     args = parser.parse_args()
     project = Project.at()
-    ids = [fig_id for fig_id in project.figures() if paths.paper_of(fig_id) == PAPER]
-    with tempfile.TemporaryDirectory(prefix="bench-survival-") as tmp:
+    ids = [fig_id for fig_id in project.figures() if paths.paper_of(fig_id) == args.paper]
+    with tempfile.TemporaryDirectory(prefix=f"bench-{args.paper}-") as tmp:
         figures_dir, cache_dir = Path(tmp) / "figures", Path(tmp) / "models"
         environment = {**os.environ, MODEL_CACHE_ENV: str(cache_dir)}
         cores = sorted(os.sched_getaffinity(0))[:args.cores]
@@ -63,13 +70,13 @@ def main() -> int:
             print(f"  {fig_id:36s} {seconds[fig_id]:7.1f} s wall {cpu[fig_id]:7.1f} s CPU")
     total_s, total_cpu = sum(seconds.values()), sum(cpu.values())
     idle = total_cpu >= 0.9 * total_s
-    print(f"survival chapter, quick profile, empty model cache, {len(cores)} core(s): {total_s:.0f} s of "
+    print(f"{args.paper} chapter, quick profile, empty model cache, {len(cores)} core(s): {total_s:.0f} s of "
           f"notebooks, {total_cpu:.0f} CPU seconds (runners included), for {len(ids)} figures"
           + ("" if idle else "; the core was shared, so the CPU seconds are judged"))
     missed = []
-    for name, (numbers, target_s) in BUDGETS.items():
-        wall = sum(s for fig_id, s in seconds.items() if figure_number(fig_id) in numbers)
-        used = sum(s for fig_id, s in cpu.items() if figure_number(fig_id) in numbers)
+    for name, (covers, target_s) in BUDGETS[args.paper].items():
+        wall = sum(s for fig_id, s in seconds.items() if covers(fig_id))
+        used = sum(s for fig_id, s in cpu.items() if covers(fig_id))
         spent = wall if idle else used
         print(f"  {name}: {wall:.0f} s of notebooks, {used:.0f} CPU seconds; target < {target_s:.0f} s on one core")
         missed += [name] if spent >= target_s else []
