@@ -29,7 +29,7 @@ def test_size_lines_recover_a_known_log_log_slope():
     lines = study.size_scaling(alphas, sizes)
     assert lines["a"]["slope"] == pytest.approx(0.05) and lines["a"]["rises"]
     assert lines["b"]["slope"] == pytest.approx(-0.01) and not lines["b"]["rises"]
-    assert lines["a"]["decades"] == pytest.approx(3.0)
+    assert lines["a"]["decades"] == pytest.approx(3.0) and lines["a"]["measured"]
     assert study.rising_share(lines) == {"sets": 2, "measured": 2, "positive": 1, "significant": 1,
                                          "share_positive": 0.5}
 
@@ -41,6 +41,8 @@ def test_rates_censored_at_the_estimators_bound_make_no_line():
     pinned = {"m0": {"a": ALPHA_RANGE[0]}, "m1": {"a": ALPHA_RANGE[0] + 1e-9}, "m2": {"a": ALPHA_RANGE[0] + 2e-9}}
     line = study.size_scaling(pinned, sizes)["a"]
     assert line["censored"] == 3 and not line["rises"]  # a round-off slope is not a rise
+    one_measured = pinned | {"m0": {"a": 1.2}}
+    assert line["measured"] is False and study.size_scaling(one_measured, sizes)["a"]["measured"] is False
     assert study.rising_share({"a": line})["share_positive"] == 0.0
     _, values = study.family_prediction(line, Timeline(), Hardware())
     assert values["reaches_levels"] is False and "lower bound" in values["summary"]

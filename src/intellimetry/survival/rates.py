@@ -57,6 +57,8 @@ def size_scaling(alphas_by_member: dict, params_by_member: dict) -> dict:
         censored = int(sum(at_lower_bound(a) for a in alphas))
         lines[name] = {**fit.as_dict(), "alphas": alphas.tolist(), "sizes": sizes.tolist(),
                        "decades": float(np.log10(sizes.max() / sizes.min())), "censored": censored,
+                       # a censored rate is a bound, so a line through it (its slope, its p) measures nothing
+                       "measured": not censored,
                        "rises": bool(fit.slope > 0 and not censored), "level_of_largest": classify_level(alphas[-1])}
     return lines
 
