@@ -75,7 +75,8 @@ class BatchCartPole:
 
     The equations are gymnasium's ``CartPoleEnv.step`` verbatim (Euler integration, tau 0.02, cart mass 1.0,
     pole mass 0.1, pole half-length 0.5; the episode ends when |x| > 2.4 or |theta| > 12 degrees), with
-    ``force_mag`` and ``gravity`` settable as in :func:`make_cartpole`.
+    ``force_mag`` and ``gravity`` settable as in :func:`make_cartpole`: one number for every copy, or an
+    array of ``n`` numbers, one per copy (a mixture of settings run in one batch).
     """
 
     tau, masscart, masspole, length = 0.02, 1.0, 0.1, 0.5
@@ -83,11 +84,28 @@ class BatchCartPole:
 
     def __init__(self, n: int, force_mag: float = 10.0, gravity: float = 9.8, max_steps: int = 200):
         self.n = check_int("n", n, 1)
-        self.force_mag, self.gravity = check_cartpole_physics(force_mag, gravity)
+        if np.ndim(force_mag) == 0 and np.ndim(gravity) == 0:
+            self.force_mag, self.gravity = check_cartpole_physics(force_mag, gravity)
+        else:
+            self.force_mag, self.gravity = self._per_copy(force_mag, gravity)
         self.max_steps = check_int("max_steps", max_steps, 1)
         self.total_mass = self.masspole + self.masscart
         self.polemass_length = self.masspole * self.length
         self.state = np.zeros((self.n, 4))
+
+    def _per_copy(self, force_mag, gravity) -> tuple[np.ndarray, np.ndarray]:
+        """Force and gravity as (n,) float arrays (a number is repeated), each value checked."""
+        arrays = []
+        for name, value in (("force_mag", force_mag), ("gravity", gravity)):
+            array = np.broadcast_to(np.asarray(value, dtype=np.float64), (self.n,)) if np.ndim(value) == 0 \
+                else np.asarray(value, dtype=np.float64)
+            if array.shape != (self.n,):
+                raise ValueError(f"{name} must be a number or an array of one value per copy ({self.n},), "
+                                 f"got shape {array.shape}")
+            arrays.append(array.copy())
+        for f, g in zip(*arrays):
+            check_cartpole_physics(f, g)
+        return arrays[0], arrays[1]
 
     def reset(self, rng: np.random.Generator) -> np.ndarray:
         """New states, each variable uniform in (-0.05, 0.05) as gymnasium's reset; returns a copy."""

@@ -1,10 +1,11 @@
 """The AIQ experiments as functions the notebooks call: pools -> MCCP, mixtures -> dissimilarity,
 the suite's intelligence space, and handicapped agents -> AIQ.
 
-Every trained network goes through :func:`intellimetry.aiq.pools.run_pool`, whose per-agent cache
-lives in the shared model cache ``.cache/models/aiq-pools`` (keyed by data, architecture, budget,
-seed and the training code), so notebooks that share domains and settings share their agents, and
-a re-run trains only what is new.
+Every trained network goes through :func:`intellimetry.aiq.pools.run_pool` (learning from data) or
+:func:`intellimetry.aiq.policy_search.rl_pool` (CartPole agents learning the task themselves by the
+cross-entropy method), whose per-agent caches live in the shared model cache ``.cache/models``
+(keyed by data or task, architecture, budget, seed and the training code), so notebooks that share
+domains and settings share their agents, and a re-run trains only what is new.
 """
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from intellimetry.aiq.measures import (
     normalise_across,
     scaled_points,
 )
+from intellimetry.aiq.policy_search import CartPole2DTask, CEMBudget, rl_pool
 from intellimetry.aiq.pools import (
     AgentResult,
     Architecture,
@@ -215,6 +217,56 @@ def complexity(domain, spec: PoolSpec, repeats: int = 3, rule: str = "neighbour"
     return Complexity(domain.name, interval, values, mccp_curve(*pairs[0], rule=rule), pools, performances)
 
 
+POOL_TRAININGS = ("rl", "imitation")
+
+
+def check_pool_training(pool_training: str) -> str:
+    """How a CartPole pool learns: "rl" (each network learns the task itself, the paper's DQN agents)
+    or "imitation" (each network fits a trained teacher's actions)."""
+    if pool_training not in POOL_TRAININGS:
+        raise ValueError(f"pool_training: unknown mode {pool_training!r}; allowed: {', '.join(POOL_TRAININGS)}")
+    return pool_training
+
+
+def rl_complexity(task, spec: PoolSpec, budget: CEMBudget, repeats: int = 3, rule: str = "neighbour",
+                  progress: bool = True) -> Complexity:
+    """MCCP of a control task over ``repeats`` pools whose networks (the pool's random architectures,
+    kind "mlp") learn the task themselves by the cross-entropy method with ``budget``; performance =
+    t / max_steps of each trained network over fresh episodes."""
+    repeats = check_int("repeats", repeats, 2)
+    pools = [rl_pool(task, spec.architectures(r), budget, spec.pool_seed(r), POOL_CACHE, workers=spec.workers,
+                     progress=progress) for r in range(repeats)]
+    performances = [[a.control for a in pool] for pool in pools]
+    pairs = [([a.size for a in pool], perf) for pool, perf in zip(pools, performances)]
+    interval, values = mccp_interval(pairs, rule=rule)
+    return Complexity(task.name, interval, values, mccp_curve(*pairs[0], rule=rule), pools, performances)
+
+
+def cartpole_complexity(force_mag: float, gravity: float, spec: PoolSpec, pool_training: str, budget: CEMBudget,
+                        repeats: int = 3, rule: str = "neighbour", seed: int = 0, episodes: int = 40,
+                        control_episodes: int | None = 20) -> Complexity:
+    """MCCP of CartPole at one force and gravity, the pool trained as ``pool_training`` says: "rl" (each
+    network learns the task by CEM with ``budget``) or "imitation" (each network fits the teacher's
+    ``episodes`` episodes; scored as a controller over ``control_episodes`` episodes, or by accuracy
+    on the teacher's actions when None)."""
+    if check_pool_training(pool_training) == "rl":
+        return rl_complexity(CartPole2DTask(force_mag, gravity), spec, budget, repeats, rule, progress=False)
+    data = cartpole_data(force_mag, gravity, seed, episodes)
+    control = None if control_episodes is None else data.control_task(control_episodes, seed)
+    return complexity(data.domain, spec, repeats, rule, progress=False, control=control)
+
+
+def suite_complexity(name: str, domain, spec: PoolSpec, repeats: int = 3, rule: str = "neighbour",
+                     pool_training: str = "imitation", budget: CEMBudget | None = None) -> Complexity:
+    """MCCP of one suite domain: from its data, except CartPole under ``pool_training="rl"``, whose
+    pool learns the task (gymnasium's defaults: force 10, gravity 9.8) by CEM with ``budget``."""
+    if name == "cartpole" and check_pool_training(pool_training) == "rl":
+        if budget is None:
+            raise ValueError("pool_training 'rl' needs a CEMBudget (budget=...)")
+        return rl_complexity(CartPole2DTask(), spec, budget, repeats, rule, progress=False)
+    return complexity(domain, spec, repeats, rule)
+
+
 # --------------------------------------------------------------------------- dissimilarity by mixing
 
 @dataclass(frozen=True)
@@ -303,6 +355,27 @@ def mixing_curve(d1, d2, spec: MixSpec, labels: str = "auto", progress: bool = F
     return Mixing(d1.name, d2.name, p_grid, scores.mean(axis=1), scores, labels)
 
 
+def rl_mixing_curve(first: CartPole2DTask, second: CartPole2DTask, spec: MixSpec, budget: CEMBudget,
+                    progress: bool = False) -> Mixing:
+    """Dissimilarity of two CartPole settings under RL: at every p of the grid the fixed architecture
+    (``spec.agents`` networks) learns by CEM the mixed task whose episodes each take the first setting
+    with probability p, else the second; V_O(p) = their mean performance on that mixed task."""
+    for name, task in (("first", first), ("second", second)):
+        if not isinstance(task, CartPole2DTask) or task.mixture is not None:
+            raise ValueError(f"{name} must be a CartPole2DTask without a mixture, got {task!r}")
+    architecture = Architecture("mlp", spec.depth, spec.width)
+    p_grid = spec.p_grid()
+    scores = np.empty((len(p_grid), spec.agents))
+    for i, p in enumerate(p_grid):
+        seed = stable_seed("rl-mix", spec.seed, first.fingerprint(), second.fingerprint(), i)
+        mixed = CartPole2DTask(first.force_mag, first.gravity, (float(p), first.settings, second.settings),
+                               first.max_steps)
+        pool = rl_pool(mixed, [architecture] * spec.agents, budget, seed, POOL_CACHE, workers=spec.workers,
+                       progress=progress)
+        scores[i] = [a.control for a in pool]
+    return Mixing(first.name, second.name, p_grid, scores.mean(axis=1), scores, "shared")
+
+
 def _task_of(domain) -> str:
     name = domain.name.split("[", 1)[0].split("+", 1)[0]
     return "cartpole" if name.startswith("cartpole") else name
@@ -320,9 +393,19 @@ def dissimilarity_matrix(domains: list, spec: MixSpec, labels: str = "auto", pro
     With ``anchors = k`` only the pairs involving one of the first k domains are measured (partial
     mapping, k·(2n - k) cells instead of n²); the others are NaN, for :func:`intelligence_space`
     to fill in."""
+    return _pairwise(domains, lambda a, b: mixing_curve(a, b, spec, labels), progress, anchors)
+
+
+def rl_dissimilarity_matrix(tasks: list, spec: MixSpec, budget: CEMBudget, progress: bool = True):
+    """:func:`dissimilarity_matrix` for CartPole settings learnt by RL (:func:`rl_mixing_curve`)."""
+    return _pairwise(tasks, lambda a, b: rl_mixing_curve(a, b, spec, budget), progress, None)
+
+
+def _pairwise(items: list, measure, progress: bool, anchors: int | None):
+    """DS of every ordered pair (or, with anchors, of the pairs with one of the first ``anchors``)."""
     from tqdm.auto import tqdm
 
-    n = len(domains)
+    n = len(items)
     if anchors is not None and not 1 <= anchors <= n:
         raise ValueError(f"anchors must lie in 1..{n} (the number of domains) or be None, got {anchors}")
     k = n if anchors is None else anchors
@@ -331,7 +414,7 @@ def dissimilarity_matrix(domains: list, spec: MixSpec, labels: str = "auto", pro
     curves = {}
     with tqdm(total=len(cells), desc="dissimilarity", disable=not progress, leave=False) as bar:
         for i, j in cells:
-            curve = mixing_curve(domains[i], domains[j], spec, labels)
+            curve = measure(items[i], items[j])
             matrix[i, j], curves[i, j] = curve.dissimilarity, curve
             bar.update(1)
     return matrix, curves
@@ -583,21 +666,24 @@ def class_count_summary(class_counts, complexities) -> dict:
             "mccp_fewest": float(mccps[0]), "mccp_most": float(mccps[-1])}
 
 
-def cartpole_sweep_summary(name: str, settings, complexities, data, entropy=None) -> dict:
+def cartpole_sweep_summary(name: str, settings, complexities, data=None, entropy=None) -> dict:
     """MCCP of CartPole over a swept setting (force or gravity): the rank trend, and how well the
-    teachers and the pools did, as t / 200: the lowest teacher score and the lowest best score of a
-    pool over the settings. A pool whose best network controls the cart fully at every setting
-    was never pushed by the setting; a teacher that does means the data carries a solution. With
-    ``entropy`` (one per setting), its rank trend and values too."""
+    pools did, as t / 200: the lowest best score of a pool over the settings (a pool whose best
+    network controls the cart fully at every setting was never pushed by the setting). With ``data``
+    (the teachers' :class:`CartPoleData`, one per setting) also the lowest teacher score (a teacher
+    that controls fully means the data carries a solution); with ``entropy`` (one per setting), its
+    rank trend and values too."""
     mccps = mccp_estimates(complexities)
-    teacher = [d.teacher.mean_length / d.control_task().max_steps for d in data]
-    per_setting = {f"{x:g}": {**r.summary(), "teacher_steps": d.teacher.mean_length, "teacher_performance": float(t),
-                              "samples": len(d.domain.y_train) + len(d.domain.y_test)}
-                   for x, r, d, t in zip(settings, complexities, data, teacher)}
+    per_setting = {f"{x:g}": r.summary() for x, r in zip(settings, complexities)}
     out = {**trend_values(f"spearman_{name}_mccp", settings, mccps),
            "lowest_best_performance": float(min(r.best_performance for r in complexities)),
-           "teacher_lowest_performance": float(min(teacher)), "n_settings": len(per_setting),
-           "settings": per_setting}
+           "n_settings": len(per_setting), "settings": per_setting}
+    if data is not None:
+        teacher = [d.teacher.mean_length / d.control_task().max_steps for d in data]
+        for key, d, t in zip(per_setting, data, teacher):
+            per_setting[key].update({"teacher_steps": d.teacher.mean_length, "teacher_performance": float(t),
+                                     "samples": len(d.domain.y_train) + len(d.domain.y_test)})
+        out["teacher_lowest_performance"] = float(min(teacher))
     if entropy is not None:
         out.update(trend_values(f"spearman_{name}_entropy", settings, entropy))
         for key, e in zip(per_setting, entropy):

@@ -86,6 +86,44 @@ class Teacher:
         return self.describe()
 
 
+def check_cem_settings(elite_fraction, initial_std) -> None:
+    """The cross-entropy method's elite share (strictly between 0 and 1) and initial std (> 0), or a clear error."""
+    if not 0 < float(elite_fraction) < 1:
+        raise ValueError(f"elite_fraction must lie strictly between 0 and 1, got {elite_fraction}")
+    if not (math.isfinite(float(initial_std)) and float(initial_std) > 0):
+        raise ValueError(f"initial_std must be a positive finite number, got {initial_std}")
+
+
+def cross_entropy_method(n_parameters: int, score, rng: np.random.Generator, *, iterations: int, population: int,
+                         elite_fraction: float, initial_std: float, target: float, desc: str = "CEM",
+                         progress: bool = False) -> tuple[np.ndarray, int]:
+    """The search loop shared by the teacher and the RL pools: (final mean vector, iterations run).
+
+    Each iteration draws ``population`` vectors from N(mean, std^2) (mean 0 and std ``initial_std`` at
+    first), scores them with ``score(candidates (population, n)) -> (population,)`` (which may draw its
+    episodes from the same ``rng``, after the candidates), and refits mean and std to the best
+    ``elite_fraction`` (std plus :data:`STD_FLOOR`). It stops early once the elite mean has reached
+    ``target`` in two consecutive iterations (the task is solved; more search only adds noise)."""
+    from tqdm.auto import tqdm
+
+    n_elite = max(1, round(float(elite_fraction) * population))
+    mean, std = np.zeros(n_parameters), np.full(n_parameters, float(initial_std))
+    solved, done = 0, 0
+    bar = tqdm(range(iterations), desc=desc, disable=not progress)
+    for _ in bar:
+        candidates = mean + std * rng.standard_normal((population, n_parameters))
+        scores = np.asarray(score(candidates), dtype=np.float64)
+        elite = np.argsort(-scores, kind="stable")[:n_elite]
+        mean, std = candidates[elite].mean(axis=0), candidates[elite].std(axis=0) + STD_FLOOR
+        done += 1
+        solved = solved + 1 if scores[elite].mean() >= target else 0
+        bar.set_postfix(elite=f"{scores[elite].mean():.1f}")
+        if solved >= 2:
+            break
+    bar.close()
+    return mean, done
+
+
 def train_teacher(force_mag: float = 10.0, gravity: float = 9.8, seed: int = 0, hidden: int = 8,
                   population: int = 64, elite_fraction: float = 0.2, iterations: int = 100, episodes: int = 8,
                   initial_std: float = 1.0, max_steps: int = 200, progress: bool = False) -> Teacher:
@@ -103,40 +141,28 @@ def train_teacher(force_mag: float = 10.0, gravity: float = 9.8, seed: int = 0, 
     hidden, population = check_int("hidden", hidden, 1), check_int("population", population, 1)
     iterations, episodes = check_int("iterations", iterations, 1), check_int("episodes", episodes, 1)
     max_steps = check_int("max_steps", max_steps, 1)
-    if not 0 < float(elite_fraction) < 1:
-        raise ValueError(f"elite_fraction must lie strictly between 0 and 1, got {elite_fraction}")
-    if not (math.isfinite(float(initial_std)) and float(initial_std) > 0):
-        raise ValueError(f"initial_std must be a positive finite number, got {initial_std}")
-    from tqdm.auto import tqdm
+    check_cem_settings(elite_fraction, initial_std)
 
     rng = np.random.default_rng(seed)
-    n_elite = max(1, round(float(elite_fraction) * population))
-    mean, std = np.zeros(_n_parameters(hidden)), np.full(_n_parameters(hidden), float(initial_std))
     env = BatchCartPole(population * episodes, force_mag, gravity, max_steps)
-    solved, done = 0, 0
-    bar = tqdm(range(iterations), desc=f"CEM teacher f={force_mag:g} g={gravity:g}", disable=not progress)
-    for _ in bar:
-        candidates = mean + std * rng.standard_normal((population, mean.size))
+
+    def score(candidates: np.ndarray) -> np.ndarray:
+        """Mean episode length of each candidate; candidate p drives copies p*episodes .. (p+1)*episodes - 1."""
         w1, b1, w2, b2 = _unpack(candidates, hidden)
 
-        # candidate p drives copies p*episodes .. (p+1)*episodes - 1; the policy is used within this
-        # iteration only, so it reading this iteration's weights is intended (hence the noqa: B023)
         def policy(states):
             o = states.reshape(population, episodes, 4)
-            hid = np.tanh(np.einsum("pei,pih->peh", o, w1) + b1[:, None])  # noqa: B023
-            logits = np.einsum("peh,pha->pea", hid, w2) + b2[:, None]  # noqa: B023
+            hid = np.tanh(np.einsum("pei,pih->peh", o, w1) + b1[:, None])
+            logits = np.einsum("peh,pha->pea", hid, w2) + b2[:, None]
             return (logits[..., 1] > logits[..., 0]).reshape(-1).astype(np.int64)
 
         initial = np.tile(rng.uniform(-RESET_BOUND, RESET_BOUND, (episodes, 4)), (population, 1))
-        scores = env.episode_lengths(policy, initial=initial).reshape(population, episodes).mean(axis=1)
-        elite = np.argsort(-scores, kind="stable")[:n_elite]
-        mean, std = candidates[elite].mean(axis=0), candidates[elite].std(axis=0) + STD_FLOOR
-        done += 1
-        solved = solved + 1 if scores[elite].mean() >= max_steps else 0
-        bar.set_postfix(elite=f"{scores[elite].mean():.1f}")
-        if solved >= 2:
-            break
-    bar.close()
+        return env.episode_lengths(policy, initial=initial).reshape(population, episodes).mean(axis=1)
+
+    mean, done = cross_entropy_method(_n_parameters(hidden), score, rng, iterations=iterations,
+                                      population=population, elite_fraction=elite_fraction,
+                                      initial_std=initial_std, target=max_steps,
+                                      desc=f"CEM teacher f={force_mag:g} g={gravity:g}", progress=progress)
     weights = tuple(w[0] for w in _unpack(mean[None], hidden))
     teacher = Teacher(force_mag, gravity, hidden, weights, seed, done, 0.0)
     final = BatchCartPole(FINAL_EPISODES, force_mag, gravity, max_steps)
