@@ -280,3 +280,16 @@ def test_gym_task_scale_changes_units_only():
     assert ones.fingerprint() != plain.fingerprint()
     with pytest.raises(ValueError, match="scale"):
         GymTask("CartPole-v1", {}, inputs=4, scale=(1, 2))
+
+
+def test_cartpole3d_task_fingerprint_follows_the_environment_sources_only():
+    """The cached networks depend on the environment's module and what it imports, not on agents or
+    study code that live beside it in the package."""
+    import sys
+
+    from intellimetry.aiq.cartpole3d.study import novelty_task
+
+    novelty_task(1)  # imports and registers the environment
+    names = {p.name for p in ps._own_sources(sys.modules["intellimetry.aiq.cartpole3d.env"])}
+    assert {"env.py", "novelties.py"} <= names
+    assert not {"study.py", "agents.py", "apti.py", "claims.py"} & names

@@ -27,6 +27,8 @@ import hashlib
 import inspect
 import json
 import multiprocessing
+import re
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
@@ -251,7 +253,9 @@ def _make_env(env_id: str, env_kwargs: dict):
 
 
 def _env_code(env) -> str:
-    """What the environment's behaviour depends on: our own module's source, or a package's version."""
+    """What the environment's behaviour depends on: a package's version, or for our own environments the
+    source of the environment's module and of the modules of ours it imports (not the whole package, so
+    adding an agent or a study module beside the environment keeps the trained networks)."""
     cls = type(env.unwrapped)
     top = cls.__module__.split(".")[0]
     if top != "intellimetry":
@@ -261,13 +265,18 @@ def _env_code(env) -> str:
             return f"{top}=={metadata.version(top)}"
         except metadata.PackageNotFoundError:
             return top
-    source = Path(inspect.getsourcefile(cls))
-    package = cls.__module__.rsplit(".", 1)[0]
-    files = sorted(source.parent.glob("*.py")) if package.count(".") >= 2 else [source]
     digest = hashlib.sha256()
-    for path in files:
+    for path in _own_sources(sys.modules[cls.__module__]):
         digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+def _own_sources(module) -> list[Path]:
+    """The source files of ``module`` and of the intellimetry modules its source imports directly."""
+    source = Path(inspect.getsourcefile(module))
+    names = set(re.findall(r"^\s*(?:from|import)\s+(intellimetry(?:\.\w+)+)", source.read_text(), re.M))
+    files = {source} | {Path(inspect.getsourcefile(import_module(name))) for name in names}
+    return sorted(files)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ a hand-written balancing controller and episode helpers. Importing the package r
 environment with gymnasium as ``intellimetry/CartPole3D-v0``."""
 import gymnasium
 
-from intellimetry.aiq.cartpole3d.env import STATE_SIZE, CartPole3DEnv
+from intellimetry.aiq.cartpole3d.env import OBSERVATION_SCALE, STATE_SIZE, CartPole3DEnv
 from intellimetry.aiq.cartpole3d.heuristic import (
     heuristic_policy,
     mean_performance,
@@ -18,5 +18,18 @@ ENV_ID = "intellimetry/CartPole3D-v0"
 if ENV_ID not in gymnasium.registry:  # importing twice (or reloading) must not register twice
     gymnasium.register(id=ENV_ID, entry_point="intellimetry.aiq.cartpole3d.env:CartPole3DEnv")
 
-__all__ = ["ENV_ID", "LEVELS", "NOVELTIES", "STATE_SIZE", "CartPole3DEnv", "Novelty", "heuristic_policy",
-           "mean_performance", "novelty_table", "performance_table", "random_policy", "run_episode"]
+__all__ = [
+    "ENV_ID",
+    "LEVELS",
+    "NOVELTIES",
+    "OBSERVATION_SCALE",
+    "STATE_SIZE",
+    "CartPole3DEnv",
+    "Novelty",
+    "heuristic_policy",
+    "mean_performance",
+    "novelty_table",
+    "performance_table",
+    "random_policy",
+    "run_episode",
+]
