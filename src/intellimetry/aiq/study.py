@@ -669,14 +669,18 @@ def class_count_summary(class_counts, complexities) -> dict:
 def cartpole_sweep_summary(name: str, settings, complexities, data=None, entropy=None) -> dict:
     """MCCP of CartPole over a swept setting (force or gravity): the rank trend, and how well the
     pools did, as t / 200: the lowest best score of a pool over the settings (a pool whose best
-    network controls the cart fully at every setting was never pushed by the setting). With ``data``
+    network controls the cart fully at every setting was never pushed by the setting) and the networks'
+    mean score at the first and the last setting. With ``data``
     (the teachers' :class:`CartPoleData`, one per setting) also the lowest teacher score (a teacher
     that controls fully means the data carries a solution); with ``entropy`` (one per setting), its
     rank trend and values too."""
     mccps = mccp_estimates(complexities)
     per_setting = {f"{x:g}": r.summary() for x, r in zip(settings, complexities)}
+    means = [float(np.mean([v for pool in r.performances for v in pool])) for r in complexities]
     out = {**trend_values(f"spearman_{name}_mccp", settings, mccps),
            "lowest_best_performance": float(min(r.best_performance for r in complexities)),
+           # the networks' mean performance at the smallest and the largest setting of the sweep
+           "mean_performance_first": means[0], "mean_performance_last": means[-1],
            "n_settings": len(per_setting), "settings": per_setting}
     if data is not None:
         teacher = [d.teacher.mean_length / d.control_task().max_steps for d in data]

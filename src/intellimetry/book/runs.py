@@ -3,9 +3,9 @@
     python -m intellimetry.book record --profile full [ID ...]
 
 reads the sidecars that a run of that profile left in figures/<profile>/ and merges, per figure, its
-wall time, parameters, verdicts, commit, date and machine into data/runs/<profile>.json (a figure
-left out keeps its earlier entry). The file is written by this command only, never by hand, and is
-committed: pages quote it with the {recorded} role and the {profile-runs} directive.
+wall time, parameters, verdicts (with the statistics they judged), commit, date and machine into
+data/runs/<profile>.json (a figure left out keeps its earlier entry). The file is written by this
+command only, never by hand, and is committed: pages quote it with the {recorded} role and the {profile-runs} directive.
 """
 from __future__ import annotations
 
@@ -40,6 +40,8 @@ def figure_entry(project: Project, profile: str, fig_id: str) -> dict:
     return {
         "wall_time_s": sidecar.get("wall_time_s"), "parameters": sidecar["parameters"],
         "verdicts": {item: row["verdict"] for item, row in sidecar.get("verdicts", {}).items()},
+        # the statistic each verdict judged, so a page can quote the profile's number beside its verdict
+        "statistics": {item: row.get("ours") for item, row in sidecar.get("verdicts", {}).items()},
         "commit": sidecar["commit"], "saved_at": sidecar.get("saved_at"),
         # runs before the runner stored the machine were recorded on the machine that ran them
         "machine": sidecar.get("machine") or machine_summary(),
