@@ -62,7 +62,11 @@ def test_cartpole_sweep_summary_reports_teachers_and_the_best_of_each_pool():
             for length in (200.0, 150.0, 200.0)]
     results = _complexities(300.0, 200.0, 100.0)
     results[1].best_performance = 0.5
+    for result, pools in zip(results, ([[0.2, 0.4], [0.6]], [[0.5]], [[1.0, 0.8]])):
+        result.performances = pools
     summary = study.cartpole_sweep_summary("force", [1.0, 10.0, 20.0], results, data, entropy=[3.0, 2.0, 1.0])
+    assert summary["mean_performance_first"] == pytest.approx(0.4)
+    assert summary["mean_performance_last"] == pytest.approx(0.9)
     assert summary["spearman_force_mccp"] == pytest.approx(-1.0)
     assert summary["spearman_force_entropy"] == pytest.approx(-1.0)
     assert summary["lowest_best_performance"] == 0.5 and summary["teacher_lowest_performance"] == 0.75
