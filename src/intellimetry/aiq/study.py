@@ -269,6 +269,15 @@ def suite_complexity(name: str, domain, spec: PoolSpec, repeats: int = 3, rule: 
 
 # --------------------------------------------------------------------------- dissimilarity by mixing
 
+def check_p_step(p_step: float) -> float:
+    """The spacing of a mixing grid: it must divide [0, 1] into whole steps and be at most 0.5."""
+    steps = 1 / p_step if p_step else float("inf")
+    if not 0 < p_step <= 0.5 or abs(steps - round(steps)) > 1e-9:
+        raise ValueError(f"p_step must divide 1 into whole steps and be at most 0.5 (e.g. 0.1, 0.2, 0.25), "
+                         f"got {p_step}")
+    return p_step
+
+
 @dataclass(frozen=True)
 class MixSpec:
     """The fixed policy system trained on every mixture O(p): ``agents`` networks of one architecture."""
@@ -287,10 +296,7 @@ class MixSpec:
         check_int("agents", self.agents, 1)
         check_int("workers", self.workers, 1)
         self.budget()  # validates epochs, batch size, learning rate
-        steps = 1 / self.p_step
-        if not 0 < self.p_step <= 0.5 or abs(steps - round(steps)) > 1e-9:
-            raise ValueError(f"p_step must divide 1 into whole steps and be at most 0.5 (e.g. 0.1, 0.2, 0.25), "
-                             f"got {self.p_step}")
+        check_p_step(self.p_step)
 
     def budget(self) -> Budget:
         return Budget(self.epochs, self.batch_size, self.learning_rate)

@@ -23,7 +23,7 @@ from intellimetry.aiq.cartpole3d import ENV_ID, LEVELS, NOVELTIES, OBSERVATION_S
 from intellimetry.aiq.measures import mccp_curve, mccp_interval
 from intellimetry.aiq.policy_search import CEMBudget, GymTask, evaluate_policy, load_weights, rl_pool
 from intellimetry.aiq.pools import Architecture, random_architectures, stable_seed
-from intellimetry.aiq.study import POOL_CACHE, Complexity, Mixing, Space, intelligence_space
+from intellimetry.aiq.study import POOL_CACHE, Complexity, Mixing, Space, check_p_step, intelligence_space
 from intellimetry.checks import check_int
 
 STATE_INPUTS = 10  # the networks see the cart and pole (the paper's baseline gets no block information)
@@ -101,9 +101,7 @@ class NoveltySuite:
             check_int(name, getattr(self, name), low)
         object.__setattr__(self, "depth", tuple(self.depth))
         object.__setattr__(self, "width", tuple(self.width))
-        steps = 1 / self.p_step
-        if not 0 < self.p_step <= 0.5 or abs(steps - round(steps)) > 1e-9:
-            raise ValueError(f"p_step must divide 1 into whole steps and be at most 0.5, got {self.p_step}")
+        check_p_step(self.p_step)
         if self.anchors is not None and not 1 <= self.anchors <= len(self.novelties):
             raise ValueError(f"anchors must lie in 1..{len(self.novelties)} or be None, got {self.anchors}")
         if not isinstance(self.cem, CEMBudget):
