@@ -93,3 +93,11 @@ def test_apti_aiq_claims_detect_a_rank_change_for_the_baseline():
     assert out["ranking_changed"] and out["baseline_lowest_apti"] and out["baseline_rises_by_aiq"]
     same = apti_aiq_claims(agents, [0.5, 0.7, 0.6], [0.1, 0.3, 0.2], "baseline")
     assert not same["ranking_changed"] and not same["baseline_rises_by_aiq"]
+
+
+def test_a_subset_space_refuses_novelties_the_suite_did_not_measure():
+    from intellimetry.aiq.cartpole3d.study import NoveltySuite, novelty_space
+
+    suite = NoveltySuite(novelties=(1, 2, 3), anchors=None)
+    with pytest.raises(ValueError, match=r"novelties \[14\] are not in the suite"):
+        novelty_space(suite, [], np.zeros((3, 3)), subset=[1, 14])

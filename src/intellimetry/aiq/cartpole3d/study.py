@@ -184,11 +184,17 @@ def novelty_space(suite: NoveltySuite, complexities, matrix, complexity_scale: s
     """The suite in the intelligence space by multilateration (a partial matrix is completed from its
     anchors). With ``subset`` (novelty ids), the space of those novelties alone, multilaterated from
     their rows of the suite's completed distances and their complexities."""
+    if subset is not None:
+        subset = check_novelties(subset)
+        missing = [n for n in subset if n not in suite.novelties]
+        if missing:
+            raise ValueError(f"novelties {missing} are not in the suite {list(suite.novelties)}: the subset's space is "
+                             f"taken from the suite's measurements, so measure them there too")
     mccps = [c.interval.estimate for c in complexities]
     space = intelligence_space(suite.names, mccps, matrix, complexity_scale, suite.anchors)
     if subset is None:
         return space
-    index = [suite.novelties.index(n) for n in check_novelties(subset)]
+    index = [suite.novelties.index(n) for n in subset]
     distances = space.distance[np.ix_(index, index)]
     return intelligence_space([suite.names[i] for i in index], [mccps[i] for i in index], distances,
                               complexity_scale)
