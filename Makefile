@@ -13,7 +13,7 @@ MATHJAX := book/_vendor/mathjax/tex-mml-chtml.js
 MATHJAX_VERSION := 3.2.2
 
 .DEFAULT_GOAL := help
-.PHONY: help env language-data book figures fig paper test test-fast lint check-book clean clean-cache
+.PHONY: help env language-data book site figures fig paper test test-fast lint check-book clean clean-cache
 
 help: ## this list
 	@echo "PROFILE=quick|full|custom selects the profile (default quick); JOBS=2 runs two notebooks at once"
@@ -54,6 +54,11 @@ fig: $(INSTALLED) $(LANGUAGE_DATA) ## one figure: ID=<id> [PARAMS="name=value ..
 
 book: $(INSTALLED) $(LANGUAGE_DATA) $(MATHJAX) ## run the stale notebooks (PROFILE) and render book/_build/html
 	$(PY) -m intellimetry.pipeline run $(RUN_FLAGS) --jobs $(JOBS)
+	$(MAKE) --no-print-directory site
+
+# Exactly what the publish workflow deploys: renders figures/<PROFILE> as they are, runs no notebook
+# (a missing figure stops the build with its name).
+site: $(INSTALLED) $(MATHJAX) ## render book/_build/html from the local figures only (no notebook runs), as published; INTELLIMETRY_REPOSITORY_URL=<url> sets the Binder and source links
 	$(PY) -m intellimetry.book build --profile $(PROFILE)
 
 paper: ## the full profile: paper scale, hours; records its run times in data/runs/full.json
