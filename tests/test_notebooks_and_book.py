@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from intellimetry import paths
-from intellimetry.book.check import check_book, find_chromium
+from intellimetry.book.check import check_book, check_figure_block, find_chromium
 from intellimetry.pipeline.registry import discover
 
 FIGURES = discover(paths.NOTEBOOKS_DIR)
@@ -70,6 +70,27 @@ def test_browser_check_catches_what_a_reader_should_not_see(built_book, tmp_path
     assert any("intro.html: prose or a role typeset as a formula" in p and "per GPU" in p for p in problems)
     assert any("figure text too small to read" in p and "survival-fig01-levels" in p for p in problems)
 
+
+@pytest.mark.browser
+@pytest.mark.skipif(find_chromium() is None, reason="Chromium is not installed (apt-get install chromium)")
+def test_browser_finds_the_figure_block_and_misses_its_removed_parts(built_book, tmp_path):
+    """Parameter table, reproduce command, .ipynb download, source link and Binder button of a
+    multi-panel figure; then a copy without the table, the download file and the full-size link."""
+    fig_id = "survival-fig02-mnist-decay"
+    assert check_figure_block(built_book, "survival/index.html", fig_id) == []
+    broken = tmp_path / "html"
+    shutil.copytree(built_book, broken)
+    page = broken / "survival" / "index.html"
+    html = re.sub(r'<details class="intellimetry-parameters-details">.*?</details>', "", page.read_text(), flags=re.S)
+    html = re.sub(r'<a class="reference internal image-reference" href="[^"]*">(<img[^>]*>)\s*</a>', r"\1", html)
+    page.write_text(html)
+    for download in (broken / "_downloads").glob(f"*/{fig_id}.ipynb"):
+        download.unlink()
+    problems = check_figure_block(broken, "survival/index.html", fig_id)
+    assert any("parameter table rows []" in p for p in problems)
+    assert any("download link points to a missing file" in p for p in problems)
+    assert any("does not open full size on click" in p for p in problems)
+    assert len(problems) == 3  # the command, source link and Binder button are still there
 
 
 def test_scoreboard_totals_match_a_count_over_the_registries_and_sidecars(smoke_figures, built_book):

@@ -6,18 +6,21 @@
 
 `assemble` copies each figure's SVG/PNG, sidecar and executed notebook into book/generated/<paper>/
 (only files whose content changed, so Sphinx's incremental build stays fast) and writes
-book/generated/build.json (profile, commit, per-figure parameters). The `custom` profile shows the
-figures run with overrides and falls back to `quick` for the others.
+book/generated/build.json (profile, commit, repository URL, per-figure parameters). The `custom`
+profile shows the figures run with overrides and falls back to `quick` for the others.
 """
 from __future__ import annotations
 
 import argparse
 import filecmp
 import json
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import yaml
 
 from intellimetry import paths
 from intellimetry.atomic import atomic_path, write_json
@@ -29,6 +32,18 @@ from intellimetry.pipeline.runner import RunError
 from intellimetry.provenance import git_commit
 
 BOOK_PROFILES = (*DECLARABLE_PROFILES, CUSTOM)
+# Set by the publish workflow, so a fork's book links to (and launches Binder from) the fork.
+REPOSITORY_ENV = "INTELLIMETRY_REPOSITORY_URL"
+
+
+def repository_settings(book_dir: Path, environ=os.environ) -> dict:
+    """The repository the book links to: $INTELLIMETRY_REPOSITORY_URL, else repository.url in
+    _config.yml; the branch from repository.branch (links use it when a run's commit is unknown)."""
+    config = yaml.safe_load((book_dir / "_config.yml").read_text(encoding="utf-8")) or {}
+    repository = config.get("repository") or {}
+    url = environ.get(REPOSITORY_ENV) or repository.get("url") or ""
+    return {"repository_url": url.strip().rstrip("/").removesuffix(".git"),
+            "repository_branch": repository.get("branch") or "main"}
 
 
 def _source_profile(project: Project, figure: Figure, profile: str) -> str:
@@ -50,7 +65,8 @@ def assemble(project: Project, book_dir: Path, profile: str = "quick") -> dict:
         raise RunError(f"unknown profile {profile!r}; allowed: {', '.join(BOOK_PROFILES)}")
     generated = book_dir / paths.GENERATED
     wanted: set[Path] = set()
-    record = {"profile": profile, "commit": git_commit(project.root), "figures": {}}
+    record = {"profile": profile, "commit": git_commit(project.root), **repository_settings(book_dir),
+              "figures": {}}
     for figure in project.figures().values():
         source_profile = _source_profile(project, figure, profile)
         sidecar = read_sidecar(project.sidecar(source_profile, figure))

@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from intellimetry import paths
+
 # The smallest text a figure may show, in CSS px at its shown width (defined beside the drawing code).
 from intellimetry.plotting.legibility import READABLE_PX
 
@@ -159,6 +161,83 @@ def _broken_links(links: dict[Path, list[str]], ids: dict[Path, set[str]]) -> li
             elif url.fragment and target in ids and url.fragment not in ids[target]:
                 problems.append(f"{source.name}: link to missing anchor #{url.fragment} in {target.name}")
     return sorted(set(problems))
+
+
+# Runs in a figure's page: the figure, the block after it (intellimetry.book.figblock) and its parts.
+FIGURE_BLOCK_SCRIPT = """(figId) => {
+  const figure = document.getElementById(figId);
+  if (!figure) return null;
+  let block = figure.nextElementSibling;
+  while (block && !block.classList.contains('intellimetry-figure-block') && block.tagName !== 'FIGURE')
+    block = block.nextElementSibling;
+  const image = figure.querySelector('img');
+  const imageLink = image && image.closest('a[href]');
+  if (!block || !block.classList.contains('intellimetry-figure-block'))
+    return {block: false, image: image && image.src, imageLink: imageLink && imageLink.href};
+  const links = [...block.querySelectorAll('a[href]')];
+  return {
+    block: true, image: image && image.src, imageLink: imageLink && imageLink.href,
+    command: (block.querySelector('.intellimetry-reproduce') || {}).textContent || '',
+    parameters: [...block.querySelectorAll('table tbody tr')].map(r => r.cells[0].textContent.trim()),
+    downloads: links.filter(a => a.hasAttribute('download')).map(a => a.href),
+    hrefs: links.map(a => a.href),
+  };
+}"""
+
+
+def check_figure_block(html_dir: Path, page: str, fig_id: str, chromium: str | None = None) -> list[str]:
+    """Problems with one figure's block on a page (relative to html_dir) as the browser shows it: its
+    parameter table (a row per parameter of the figure's YAML), reproduce command, download link of
+    the executed notebook, notebook source link, Binder launch button, and the image opening full size."""
+    from playwright.sync_api import sync_playwright
+
+    from intellimetry.book.figblock import notebook_path
+    from intellimetry.pipeline.registry import load_figure
+
+    html_dir = Path(html_dir).resolve()
+    figure = load_figure(paths.figure_dir(paths.NOTEBOOKS_DIR, fig_id) / f"{fig_id}.yaml")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium or find_chromium(), args=CHROMIUM_ARGS)
+        tab = browser.new_page(viewport=VIEWPORT)
+        tab.goto((html_dir / page).as_uri(), wait_until="networkidle")
+        found = tab.evaluate(FIGURE_BLOCK_SCRIPT, fig_id)
+        browser.close()
+    where = f"{page}: {fig_id}"
+    if found is None:
+        return [f"{where}: no element with this id (is the figure on this page?)"]
+    problems = _full_size_problems(where, found["image"], found["imageLink"])
+    if not found["block"]:
+        return problems + [f"{where}: no figure block after the figure (```{{provenance}} {fig_id}```)"]
+    if found["parameters"] != list(figure.params):
+        problems.append(f"{where}: parameter table rows {found['parameters']} are not the YAML's "
+                        f"parameters {list(figure.params)}")
+    if f"make fig ID={fig_id}" not in found["command"]:
+        problems.append(f"{where}: no reproduce command `make fig ID={fig_id}` (found {found['command']!r})")
+    notebooks = [href for href in found["downloads"] if href.endswith(f"/{fig_id}.ipynb")]
+    if not notebooks:
+        problems.append(f"{where}: no download link of the executed notebook {fig_id}.ipynb")
+    problems += [f"{where}: the download link points to a missing file {href}"
+                 for href in notebooks if not _local_file(href).is_file()]
+    source = notebook_path(fig_id)
+    if not any(href.startswith("http") and href.endswith("/" + source) for href in found["hrefs"]):
+        problems.append(f"{where}: no link to the notebook source {source}")
+    if not any(href.startswith("https://mybinder.org/") and href.endswith(f"urlpath=lab/tree/{source}")
+               for href in found["hrefs"]):
+        problems.append(f"{where}: no Binder launch button opening {source}")
+    return problems
+
+
+def _local_file(url: str) -> Path:
+    return Path(unquote(urlparse(url).path))
+
+
+def _full_size_problems(where: str, image: str | None, link: str | None) -> list[str]:
+    """The figure's image must be a link to its own full-size file, which must exist."""
+    if not image:
+        return [f"{where}: the figure shows no image"]
+    if not link or Path(urlparse(link).path).name != Path(urlparse(image).path).name:
+        return [f"{where}: the image does not open full size on click (no link to {Path(image).name})"]
+    return [] if _local_file(link).is_file() else [f"{where}: the full-size image link is broken: {link}"]
 
 
 def screenshot(page_path: Path, out: Path, chromium: str | None = None, width: int = 1280) -> Path:

@@ -7,7 +7,8 @@
     {verdict}`aiq-fig07-force:fig07`                        the verdict the figure's run gave a paper item
     {recorded}`full:chapters.survival.minutes%.0f`          from the committed record of a profile's runs
                                                             (data/runs/<profile>.json, intellimetry.book.runs)
-    ```{provenance} survival-fig01-levels```                profile, parameters, commit, run time
+    ```{provenance} survival-fig01-levels```                the figure block: reproduce command, run time,
+                                                            commit, notebook links, parameter table
     ```{build-table}```                                     that line for every figure in the book
     ```{profile-runs} full survival```                      that line for a chapter's recorded runs of a profile
 
@@ -27,6 +28,8 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from intellimetry import paths
+from intellimetry.book.figblock import add_nodes, block_nodes
+from intellimetry.pipeline.registry import RegistryError, load_figure
 from intellimetry.verdicts import value_at
 
 logger = logging.getLogger(__name__)
@@ -156,21 +159,23 @@ def lookup_build(env, text: str) -> str:
 
 
 class ProvenanceDirective(SphinxDirective):
-    """One line under a figure: which profile, parameters and commit produced it, and how long it took."""
+    """The block under a figure (intellimetry.book.figblock): the command that reproduces it, run
+    time, commit, links to its notebook (source, executed .ipynb, Binder) and its parameter table."""
     required_arguments = 1
 
     def run(self):
         fig_id = self.arguments[0]
         try:
             sidecar = load_file(sidecar_path(Path(self.env.srcdir), fig_id), self.env)
-        except LookupFailed as err:
+            build = load_file(Path(self.env.srcdir) / paths.GENERATED / "build.json", self.env)
+            spec_path = paths.figure_dir(paths.NOTEBOOKS_DIR, fig_id) / f"{fig_id}.yaml"
+            self.env.note_dependency(str(spec_path))
+            figure = load_figure(spec_path)
+        except (LookupFailed, RegistryError, ValueError) as err:
             logger.warning(f"provenance {fig_id}: {err}", location=self.get_location())
             return []
-        params = format_parameters(sidecar.get("parameters"))
-        text = (f"Produced by notebooks/{paths.paper_of(fig_id)}/{fig_id}.md on the "
-                f"{sidecar['profile']} profile at commit {sidecar['commit']} in "
-                f"{sidecar.get('wall_time_s', '?')} s; parameters: {params or 'none'}.")
-        return [nodes.paragraph(text, text, classes=["intellimetry-provenance"])]
+        return block_nodes(figure, sidecar, build.get("repository_url", ""),
+                           build.get("repository_branch", "main"))
 
 
 class BuildTableDirective(SphinxDirective):
@@ -223,12 +228,23 @@ class ProfileRunsDirective(SphinxDirective):
         return [nodes.paragraph(text, text), items]
 
 
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+
+
+def add_static_dir(app, config) -> None:
+    """The figure block's stylesheet ships beside this module."""
+    config.html_static_path.append(str(STATIC_DIR))
+
+
 def setup(app):
     app.add_role("result", _role(lookup_result))
     app.add_role("paper", _role(lookup_paper))
     app.add_role("build", _role(lookup_build))
     app.add_role("verdict", _role(lookup_verdict))
     app.add_role("recorded", _role(lookup_recorded))
+    add_nodes(app)
+    app.connect("config-inited", add_static_dir)
+    app.add_css_file("figure-block.css")
     app.add_directive("provenance", ProvenanceDirective)
     app.add_directive("build-table", BuildTableDirective)
     app.add_directive("profile-runs", ProfileRunsDirective)
