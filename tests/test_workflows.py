@@ -2,6 +2,7 @@
 a local run proves them), every chapter has its job, and the published site links to its own repository."""
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
@@ -178,8 +179,11 @@ def test_every_job_has_a_timeout_within_githubs_limit(name):
 
 
 def test_make_site_renders_without_running_notebooks_and_book_reuses_it():
+    # not the flags of a `make test` that runs these tests
+    env = {name: value for name, value in os.environ.items() if name not in {"MAKEFLAGS", "MFLAGS", "MAKELEVEL"}}
+
     def dry_run(*args: str) -> str:
-        done = subprocess.run(["make", "-n", *args], capture_output=True, text=True, cwd=paths.REPO_ROOT)
+        done = subprocess.run(["make", "-n", *args], capture_output=True, text=True, cwd=paths.REPO_ROOT, env=env)
         assert done.returncode == 0, done.stderr
         return done.stdout
 
