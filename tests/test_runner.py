@@ -322,14 +322,14 @@ def test_orphaned_staging_and_a_stale_failed_notebook_are_cleaned_up(built):
 
 
 def test_a_second_runner_waits_for_the_lock_and_skips_a_figure_built_meanwhile(mini_project):
-    from intellimetry.pipeline.execution import figure_lock
+    from intellimetry.atomic import exclusive_lock
 
     task = plan(mini_project, ["soc-fig02-tiny"])[0]
     lock = mini_project.locks_dir / f"quick--{task.figure.id}.lock"
     holding, release = threading.Event(), threading.Event()
 
     def other_runner():
-        with figure_lock(lock):
+        with exclusive_lock(lock):
             holding.set()
             runner.execute(mini_project, task, "test")  # builds the figure while holding the lock
             release.wait(10)

@@ -1,12 +1,14 @@
 """Atomic file writes: a crash or Ctrl-C leaves either the old file or the new one, never half of one."""
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import tempfile
+import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 
 @contextmanager
@@ -40,3 +42,29 @@ def _to_builtin(value):
     if isinstance(value, Path):
         return str(value)
     raise TypeError(f"cannot store {type(value).__name__} in JSON")
+
+
+@contextmanager
+def exclusive_lock(path: Path, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Hold an exclusive lock on `path`; if another process holds it, report who and wait.
+
+    The operating system releases the lock when its holder exits, however it exits, so a killed
+    process never leaves it locked.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+", encoding="utf-8") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            if on_wait:
+                on_wait(handle.read().strip() or "another runner")
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()} since {time.strftime('%H:%M:%S')}\n")
+        handle.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

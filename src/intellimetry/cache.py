@@ -11,6 +11,10 @@ A cached item is found by a key: the sha256 of what produced it, namely
 So tidying an import or a docstring elsewhere in a module keeps every cached model, while changing
 the training loop, the scoring, the version or torch retrains. Every write is atomic (a crash
 leaves the old file or the new one). `make clean-cache` deletes the folder.
+
+Notebooks run side by side (the runner's default) may need the same model: `claim(key)` holds the
+item's lock while it is looked up and made, so the second notebook waits and then reuses it.
+`usage()` counts the items this process found and made; save_figure records it in the sidecar.
 """
 from __future__ import annotations
 
@@ -18,17 +22,27 @@ import hashlib
 import inspect
 import json
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from intellimetry import paths
-from intellimetry.atomic import atomic_path, write_json
+from intellimetry.atomic import atomic_path, exclusive_lock, write_json
 
 MODEL_CACHE_ENV = "INTELLIMETRY_MODEL_CACHE"
 MODELS_DIR = Path(os.environ.get(MODEL_CACHE_ENV) or paths.CACHE_DIR / "models")
+
+# Per item (namespace/key): whether this process's first look found it.
+_first_looks: dict[str, bool] = {}
+
+
+def usage() -> dict[str, int]:
+    """Items this process found in the cache (hits) and did not find, so made (misses)."""
+    hits = sum(_first_looks.values())
+    return {"hits": hits, "misses": len(_first_looks) - hits}
 
 
 def _version_of(package: str) -> str:
@@ -77,14 +91,27 @@ class ModelCache:
     def path(self, key: str, suffix: str = ".json") -> Path:
         return self.folder / f"{key}{suffix}"
 
+    def _looked(self, key: str, found: bool) -> None:
+        _first_looks.setdefault(f"{self.code.namespace}/{key}", found)
+
+    @contextmanager
+    def claim(self, key: str) -> Iterator[None]:
+        """Hold the item's lock: wrap 'look it up, else make and store it' so that two processes
+        needing one item make it once. The OS drops the lock when its holder dies. Never nest claims."""
+        with exclusive_lock(self.folder / ".locks" / f"{key}.lock"):
+            yield
+
     def load_json(self, key: str) -> dict | None:
         """The stored record, or None when it is missing or unreadable (then it is simply rebuilt)."""
         try:
-            return json.loads(self.path(key).read_text(encoding="utf-8"))
+            record = json.loads(self.path(key).read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            return None
+            record = None
+        self._looked(key, record is not None)
+        return record
 
     def store_json(self, key: str, record: dict) -> Path:
+        self._looked(key, False)  # made here (a caller may store without looking first)
         path = self.path(key)
         write_json(path, record)
         return path
@@ -92,10 +119,12 @@ class ModelCache:
     def lookup(self, key: str, suffix: str) -> Path | None:
         """The file of a stored binary item (weights, ...), or None."""
         path = self.path(key, suffix)
+        self._looked(key, path.is_file())
         return path if path.is_file() else None
 
     def store_file(self, key: str, suffix: str, write: Callable[[Path], None]) -> Path:
         """Store a binary item: `write(tmp_path)` writes it, and it is renamed into place only after."""
+        self._looked(key, False)
         path = self.path(key, suffix)
         with atomic_path(path) as tmp:
             write(tmp)

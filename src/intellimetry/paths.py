@@ -6,6 +6,7 @@ copies them to `book/generated/<paper>/<id>.*`.
 """
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -23,8 +24,9 @@ REFERENCE_DIR = DATA_DIR / "reference"
 # The same folder relative to a checkout's root (the runner hashes files of other checkouts too).
 REFERENCE_FOLDER = REFERENCE_DIR.relative_to(REPO_ROOT).as_posix()
 FIGURES_DIR = REPO_ROOT / "figures"
-# Re-usable intermediate results (trained models, ...): see intellimetry.cache; ignored by git.
-CACHE_DIR = REPO_ROOT / ".cache"
+# Re-usable intermediate results (trained models, the offline language data, ...): see intellimetry.cache;
+# ignored by git. INTELLIMETRY_CACHE_DIR moves it (benchmarks/bench_book_fresh.py times a first build so).
+CACHE_DIR = Path(os.environ.get("INTELLIMETRY_CACHE_DIR") or REPO_ROOT / ".cache")
 BOOK_DIR = REPO_ROOT / "book"
 # Inside the book sources: the figures and sidecars of the profile the book is built from.
 GENERATED = "generated"

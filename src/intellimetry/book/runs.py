@@ -19,13 +19,8 @@ from intellimetry.pipeline.hashing import figure_hashes
 from intellimetry.pipeline.project import Project, read_sidecar
 from intellimetry.pipeline.registry import DECLARABLE_PROFILES
 from intellimetry.pipeline.runner import RunError
+from intellimetry.pipeline.schedule import RUNS_DIR, runs_path
 from intellimetry.provenance import machine_summary
-
-RUNS_DIR = paths.DATA_DIR / "runs"
-
-
-def runs_path(profile: str, runs_dir: Path = RUNS_DIR) -> Path:
-    return Path(runs_dir) / f"{profile}.json"
 
 
 def figure_entry(project: Project, profile: str, fig_id: str) -> dict:

@@ -1,7 +1,7 @@
-"""What surrounds one notebook execution: its environment, a lock per figure, a heartbeat, a quiet kernel."""
+"""What surrounds one notebook execution: its environment, a heartbeat, a quiet kernel (the lock per figure is
+intellimetry.atomic.exclusive_lock, shared with the model cache)."""
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import signal
@@ -11,7 +11,7 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Unicode
@@ -31,32 +31,6 @@ def environment(**values: str) -> Iterator[None]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-
-
-@contextmanager
-def figure_lock(path: Path, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
-    """Hold an exclusive lock on `path`; if another process holds it, report who and wait.
-
-    The operating system releases the lock when its holder exits, however it exits, so a killed
-    runner never leaves a figure locked.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+", encoding="utf-8") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            if on_wait:
-                on_wait(handle.read().strip() or "another runner")
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"pid {os.getpid()} since {time.strftime('%H:%M:%S')}\n")
-        handle.flush()
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 @contextmanager

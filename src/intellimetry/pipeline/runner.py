@@ -3,12 +3,16 @@
     python -m intellimetry.pipeline list
     python -m intellimetry.pipeline show ID
     python -m intellimetry.pipeline run [ID ...] [name=value ...] [--profile quick|full|smoke]
-                                        [--dry-run] [--force] [--jobs N]
+                                        [--paper PAPER ...] [--dry-run] [--force] [--jobs N]
 
 Overrides (name=value) run one figure under the `custom` profile. Every parameter is validated
 against the figure's YAML before anything executes. Outputs are staged in figures/.staging and
 moved into figures/<profile>/<paper>/ file by file (the sidecar last) only after a clean run.
 A figure being run holds a lock, so a second runner on the same figure waits for it.
+
+By default as many notebooks run at once as the machine has cores, the longest first (from the run
+times recorded in sidecars or in data/runs/<profile>.json), each kernel limited to its share of the
+cores; the run ends with a summary (total time, the slowest figures, cache hits).
 """
 from __future__ import annotations
 
@@ -27,9 +31,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from intellimetry import paths
-from intellimetry.atomic import atomic_path, write_json
-from intellimetry.pipeline.execution import environment, figure_lock, heartbeat, ignore_interrupts, kernel_options
+from intellimetry import PAPERS, paths
+from intellimetry.atomic import atomic_path, exclusive_lock, write_json
+from intellimetry.pipeline.execution import environment, heartbeat, ignore_interrupts, kernel_options
 from intellimetry.pipeline.hashing import (
     digest_of,
     excluded_subpackages,
@@ -39,6 +43,14 @@ from intellimetry.pipeline.hashing import (
 )
 from intellimetry.pipeline.project import Project, read_sidecar
 from intellimetry.pipeline.registry import CUSTOM, DECLARABLE_PROFILES, Figure, ParameterError, RegistryError
+from intellimetry.pipeline.schedule import (
+    available_cores,
+    expected_seconds,
+    longest_first,
+    recorded_seconds,
+    summary,
+    thread_environment,
+)
 from intellimetry.provenance import RUN_CONTEXT_ENV, git_commit, machine_summary
 
 KERNEL = "python3"
@@ -59,8 +71,14 @@ class Task:
     reasons: list[str]
 
 
-def select(figures: dict[str, Figure], ids: list[str], broken: list[str] | None = None) -> list[Figure]:
-    """The named figures (all when none is named); an unknown id gets close matches as hints."""
+def select(figures: dict[str, Figure], ids: list[str], broken: list[str] | None = None,
+           papers: list[str] | None = None) -> list[Figure]:
+    """The named figures (all when none is named, or all of `papers`); an unknown id gets close matches."""
+    if papers:
+        unknown = sorted(set(papers) - set(PAPERS))
+        if unknown:
+            raise ParameterError(f"unknown paper(s) {', '.join(unknown)}; allowed: {', '.join(PAPERS)}")
+        figures = {fig_id: figure for fig_id, figure in figures.items() if figure.paper in papers}
     unknown = [i for i in ids if i not in figures]
     if unknown:
         for fig_id in unknown:  # a named figure whose own YAML is broken: say that, not "unknown"
@@ -118,13 +136,13 @@ def _task(project: Project, figure: Figure, profile: str, overrides: dict | None
 
 def plan(project: Project, ids: list[str], profile: str = "quick",
          overrides: dict[str, str] | None = None, force: bool = False,
-         broken: list[str] | None = None) -> list[Task]:
+         broken: list[str] | None = None, papers: list[str] | None = None) -> list[Task]:
     """Resolve and validate every figure's parameters, hash it, and say why it is stale.
 
     With overrides, `profile` is the starting point and the outputs go to `custom`. Figures whose
     YAML is broken are reported in `broken` (when given) and left out; otherwise they raise.
     """
-    figures = select(project.figures(broken), ids, broken)
+    figures = select(project.figures(broken), ids, broken, papers)
     if overrides and len(figures) != 1:
         raise ParameterError("parameter overrides apply to exactly one figure: name its ID")
     return [_task(project, figure, profile, overrides, force) for figure in figures]
@@ -270,7 +288,7 @@ def execute_locked(project: Project, task: Task, commit: str, progress_bar: bool
     def waiting(holder: str) -> None:
         print(f"waiting: {task.figure.id} ({task.profile}) is being run by {holder}", file=out, flush=True)
 
-    with figure_lock(project.locks_dir / f"{task.profile}--{task.figure.id}.lock", waiting):
+    with exclusive_lock(project.locks_dir / f"{task.profile}--{task.figure.id}.lock", waiting):
         recorded = (read_sidecar(project.sidecar(task.profile, task.figure)) or {}).get("hashes")
         current = figure_hashes(task.figure, task.params, project.root, (recorded or {}).get("reads", ()))
         if task.reasons != ["forced"] and not stale_reasons(current, recorded):
@@ -280,14 +298,16 @@ def execute_locked(project: Project, task: Task, commit: str, progress_bar: bool
 
 
 def run(project: Project, ids: list[str], profile: str = "quick", overrides: dict | None = None,
-        dry_run: bool = False, force: bool = False, jobs: int = 1, out=sys.stdout) -> list[Task]:
-    """Plan, report, and execute the stale figures (in `jobs` processes); stop at the first failure.
+        dry_run: bool = False, force: bool = False, jobs: int = 1, out=sys.stdout,
+        papers: list[str] | None = None) -> list[Task]:
+    """Plan, report, and execute the stale figures (in `jobs` processes, longest first); stop at the
+    first failure; end with a summary.
 
     A figure whose YAML is broken is reported and skipped (the others run); the run then ends with a
     RegistryError naming every broken file.
     """
     broken: list[str] = []
-    tasks = plan(project, ids, profile, overrides, force, broken)
+    tasks = plan(project, ids, profile, overrides, force, broken, papers)
     for message in broken:
         print(f"broken  {message}", file=out, flush=True)
     stale = [t for t in tasks if t.reasons]
@@ -305,23 +325,40 @@ def run(project: Project, ids: list[str], profile: str = "quick", overrides: dic
         print(f"{len(stale)} of {len(tasks)} figure(s) stale" + ("" if dry_run else "; nothing to run"), file=out)
     else:
         commit = git_commit(project.root)
-        if jobs > 1 and len(stale) > 1:
-            _run_parallel(project, stale, commit, jobs, out)
-        else:
-            _run_sequential(project, stale, commit, out)
+        started = time.monotonic()
+        jobs = min(jobs, len(stale))
+        with environment(**thread_environment(jobs)):
+            if jobs > 1:
+                built = _run_parallel(project, order_for_parallel(project, stale), commit, jobs, out)
+            else:
+                built = _run_sequential(project, stale, commit, out)
+        print(summary(time.monotonic() - started, built, len(tasks) - len(stale), jobs), file=out, flush=True)
     if broken:
         raise RegistryError(f"{len(broken)} figure file(s) could not be read:\n  " + "\n  ".join(broken))
     return stale
 
 
-def _run_sequential(project: Project, stale: list[Task], commit: str, out) -> None:
+def order_for_parallel(project: Project, stale: list[Task]) -> list[Task]:
+    """Longest first, by each figure's last run time: its sidecar, else the committed record of its
+    profile, else that of quick (a custom or smoke run of a figure is assumed to take what quick took)."""
+    records = [recorded_seconds(profile) for profile in dict.fromkeys((stale[0].profile, "quick"))]
+    seconds = {task.figure.id: expected_seconds(project.sidecar(task.profile, task.figure), task.figure.id, records)
+               for task in stale}
+    return longest_first(stale, seconds, key=lambda task: task.figure.id)
+
+
+def _run_sequential(project: Project, stale: list[Task], commit: str, out) -> list[dict]:
     progress_bar = sys.stderr.isatty()
+    built = []
     for number, task in enumerate(stale, 1):
         print(f"[{number}/{len(stale)}] {task.figure.id} ({task.profile}) running ...", file=out, flush=True)
         started = time.monotonic()
-        if execute_locked(project, task, commit, progress_bar, out) is not None:
+        sidecar = execute_locked(project, task, commit, progress_bar, out)
+        if sidecar is not None:
+            built.append(sidecar)
             print(f"[{number}/{len(stale)}] {task.figure.id} done in {time.monotonic() - started:.1f} s",
                   file=out, flush=True)
+    return built
 
 
 def _execute_numbered(args: tuple) -> tuple[int, dict | None]:
@@ -329,7 +366,7 @@ def _execute_numbered(args: tuple) -> tuple[int, dict | None]:
     return number, execute_locked(project, task, commit)
 
 
-def _run_parallel(project: Project, stale: list[Task], commit: str, jobs: int, out) -> None:
+def _run_parallel(project: Project, stale: list[Task], commit: str, jobs: int, out) -> list[dict]:
     """Execute in `jobs` worker processes; at a failure or Ctrl-C the workers are stopped at once.
 
     A stopped worker leaves its staging folder, which the next run removes; published outputs are
@@ -338,13 +375,16 @@ def _run_parallel(project: Project, stale: list[Task], commit: str, jobs: int, o
     context = multiprocessing.get_context("spawn")
     started = time.monotonic()
     work = [(number, project, task, commit) for number, task in enumerate(stale)]
-    print(f"running {len(stale)} figure(s) in {jobs} processes ...", file=out, flush=True)
+    print(f"running {len(stale)} figure(s) in {jobs} processes, longest first ...", file=out, flush=True)
+    built = []
     with context.Pool(jobs, initializer=ignore_interrupts) as pool:  # leaving the block terminates it
         for done, (number, sidecar) in enumerate(pool.imap_unordered(_execute_numbered, work), 1):
             task = stale[number]
             took = f"done in {sidecar['wall_time_s']:.1f} s" if sidecar else "built by another runner"
             print(f"[{done}/{len(stale)}] {task.figure.id} ({task.profile}) {took} "
                   f"({time.monotonic() - started:.0f} s elapsed)", file=out, flush=True)
+            built += [sidecar] if sidecar else []
+    return built
 
 
 def notebook_imports(figure: Figure) -> list[str]:
@@ -423,7 +463,10 @@ def main(argv: list[str] | None = None) -> int:
                             "overrides it is the starting point and outputs go to 'custom'")
     run_p.add_argument("--dry-run", action="store_true", help="say what is stale and why; run nothing")
     run_p.add_argument("--force", action="store_true", help="re-run even if up to date")
-    run_p.add_argument("--jobs", "-j", type=int, default=1, help="notebooks executed at once (default 1)")
+    run_p.add_argument("--paper", action="append", choices=PAPERS, dest="papers",
+                       help="only this paper's figures (repeatable; e.g. one chapter per CI job)")
+    run_p.add_argument("--jobs", "-j", type=int, default=available_cores(),
+                       help=f"notebooks run at once (default: the cores this process may use, {available_cores()})")
     args = parser.parse_args(argv)
     project = Project.at(figures_dir=args.figures_dir)
     _quiet_executor_logs()
@@ -442,7 +485,8 @@ def main(argv: list[str] | None = None) -> int:
                 raise ParameterError(f"unknown profile {args.profile!r}; allowed: {', '.join(DECLARABLE_PROFILES)}"
                                      " (custom is chosen by giving name=value overrides)")
             ids, overrides = split_targets(args.targets)
-            run(project, ids, args.profile, overrides, args.dry_run, args.force, max(1, args.jobs))
+            run(project, ids, args.profile, overrides, args.dry_run, args.force, max(1, args.jobs),
+                papers=args.papers)
     except (ParameterError, RegistryError, RunError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2 if isinstance(err, (ParameterError, RegistryError)) else 1

@@ -5,7 +5,7 @@ import time
 from pathlib import Path
 
 import intellimetry
-from intellimetry import paths
+from intellimetry import cache, paths
 from intellimetry.atomic import atomic_path, write_json
 from intellimetry.provenance import INTERACTIVE, git_commit, run_context
 from intellimetry.verdicts import judge_figure
@@ -43,6 +43,8 @@ def save_figure(fig, fig_id: str, values: dict | None = None, formats: tuple[str
         "verdicts": verdicts,
         # what the runner hashes as this figure's reference inputs (see paths.reference_file)
         "reference_files": paths.references_read(),
+        # trained items this kernel reused and made (the runner's summary adds them up)
+        "model_cache": cache.usage(),
     }
     path = out_dir / f"{fig_id}.json"
     write_json(path, sidecar)
