@@ -509,7 +509,10 @@ def rl_pool(task, architectures: Sequence[Architecture], budget: CEMBudget, seed
     try:
         if workers == 1 or len(missing) == 1:
             for i in missing:
-                finish(i, *train_policy(task, architectures[i], budget, seeds[i]))
+                with cache.claim(keys[i]):  # a figure run beside this one may have trained it meanwhile
+                    results[i] = _load_cached(cache, keys[i], architectures[i], seeds[i])
+                    if results[i] is None:
+                        finish(i, *train_policy(task, architectures[i], budget, seeds[i]))
         else:
             _train_in_workers(task, architectures, budget, seeds, missing, workers, finish)
     finally:

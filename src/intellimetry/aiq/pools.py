@@ -557,7 +557,11 @@ def run_pool(data, architectures: Sequence[Architecture], budget: Budget, seed: 
         try:
             if workers == 1 or len(missing) == 1:
                 for i in missing:
-                    finish(i, train_agent(arrays, architectures[i], budget, seeds[i], threads=1, control=control))
+                    with cache.claim(keys[i]):  # a figure run beside this one may have trained it meanwhile
+                        results[i] = _load_cached(cache, keys[i], architectures[i], seeds[i])
+                        if results[i] is None:
+                            finish(i, train_agent(arrays, architectures[i], budget, seeds[i], threads=1,
+                                                  control=control))
             else:
                 if getattr(multiprocessing.current_process(), "_inheriting", False):
                     # A spawned child is re-running an unguarded main script: fail now (the parent then

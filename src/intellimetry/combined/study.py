@@ -181,12 +181,13 @@ def run_cohort(recipe: Recipe, removed: Sequence[int], seeds: Sequence[int], set
     cache = ModelCache(CODE, cache_root)
     key = cache.key(recipe=recipe.to_dict(), removed=removed, seeds=seeds, sets=fingerprints, tests=list(tests),
                     cartpole_episodes=cartpole_episodes, eval_seed=int(eval_seed), track=bool(track))
-    record = cache.load_json(key)
-    if record is None or record.get("key") != key:
-        record = _cohort_record(recipe, removed, seeds, sets, tests, cartpole_episodes, int(eval_seed), track,
-                                progress)
-        record["key"] = key
-        cache.store_json(key, record)
+    with cache.claim(key):  # a figure run beside this one waits, then reuses the cohort
+        record = cache.load_json(key)
+        if record is None or record.get("key") != key:
+            record = _cohort_record(recipe, removed, seeds, sets, tests, cartpole_episodes, int(eval_seed), track,
+                                    progress)
+            record["key"] = key
+            cache.store_json(key, record)
     return record
 
 

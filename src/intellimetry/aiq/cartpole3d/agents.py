@@ -300,6 +300,11 @@ def baseline_dqn(settings: DQNSettings = DQNSettings(), seed: int = 0, cache_dir
     seed = check_int("seed", seed, 0)
     cache = ModelCache(DQN_CODE, cache_dir)
     key = cache.key(settings=settings.to_dict(), seed=seed)
+    with cache.claim(key):  # a figure run beside this one waits, then loads it
+        return _load_or_train_dqn(cache, key, settings, seed, progress)
+
+
+def _load_or_train_dqn(cache: ModelCache, key: str, settings: DQNSettings, seed: int, progress: bool) -> TrainedDQN:
     record = cache.load_json(key)
     weights = cache.lookup(key, ".pt")
     if record is not None and record.get("key") == key and weights is not None:

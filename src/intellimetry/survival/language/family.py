@@ -308,6 +308,11 @@ def load_or_train_tokenizer(texts: list[str], vocab_size: int, cache: ModelCache
                             fingerprint: str | None = None) -> PreTrainedTokenizerFast:
     """The cached tokenizer of these texts and vocabulary size, trained and stored when missing."""
     key = cache.key(item="tokenizer", text=fingerprint or text_fingerprint(texts), vocab_size=vocab_size)
+    with cache.claim(key):  # a figure run beside this one waits, then reads it
+        return _load_or_train_tokenizer(texts, vocab_size, cache, key)
+
+
+def _load_or_train_tokenizer(texts: list[str], vocab_size: int, cache: ModelCache, key: str) -> PreTrainedTokenizerFast:
     path = cache.lookup(key, ".tokenizer.json")
     if path is not None:
         try:
@@ -364,17 +369,19 @@ def train_family(texts: list[str], recipe: Recipe, cache_root: Path | str | None
         name, config = size_name(size), model_config(size, len(tokenizer), eos_id, recipe.context)
         key = cache.key(item="member", recipe=recipe.training_fields(), size=list(size), text=fingerprint,
                         tokenizer=tokenizer_fingerprint(tokenizer))
-        loaded = _load_member(cache, key, config)
-        if loaded is None:
-            streams = streams or split_stream(encode_texts(texts, tokenizer), recipe)
-            model, summary = train_member(config, *streams, recipe, _member_seed(recipe.seed, size), name, progress)
-            record = {**summary, "key": key, "name": name, "size": list(size), "config": config.to_dict(),
-                      "non_embedding_params": non_embedding_parameters(model),
-                      "total_params": sum(p.numel() for p in model.parameters()),
-                      "recipe": recipe.to_dict(), "text": fingerprint, "vocab_size": len(tokenizer)}
-            _store_member(cache, key, model, record)
-        else:
-            model, record = loaded
+        with cache.claim(key):  # a figure run beside this one waits, then loads the member
+            loaded = _load_member(cache, key, config)
+            if loaded is None:
+                streams = streams or split_stream(encode_texts(texts, tokenizer), recipe)
+                model, summary = train_member(config, *streams, recipe, _member_seed(recipe.seed, size), name,
+                                              progress)
+                record = {**summary, "key": key, "name": name, "size": list(size), "config": config.to_dict(),
+                          "non_embedding_params": non_embedding_parameters(model),
+                          "total_params": sum(p.numel() for p in model.parameters()),
+                          "recipe": recipe.to_dict(), "text": fingerprint, "vocab_size": len(tokenizer)}
+                _store_member(cache, key, model, record)
+            else:
+                model, record = loaded
         member = FamilyMember(name, config, model, tokenizer, record["non_embedding_params"],
                               {**record, "trained_now": loaded is None})
         if progress:

@@ -150,6 +150,11 @@ def answer_counts(lm: scoring.LanguageModel, examples, *, cache_root=None, progr
 def _cached(inputs: dict, cache_root, compute) -> dict:
     cache = ModelCache(COUNTS_CODE, root=cache_root)
     key = cache.key(**inputs)
+    with cache.claim(key):  # a figure run beside this one waits, then reads them
+        return _load_or_compute(cache, key, compute)
+
+
+def _load_or_compute(cache: ModelCache, key: str, compute) -> dict:
     stored = cache.lookup(key, ".npz")
     if stored is not None:
         with np.load(stored) as saved:

@@ -245,6 +245,11 @@ def load_or_train(spec: ModelSpec, split: Split, recipe: Recipe, cache_root: Pat
         return Trained(spec, None, {"non_embedding_params": 0, "total_params": 0, "trained_now": False})
     cache = ModelCache(CODE, cache_root)
     key = cache.key(item="recommender", log=split.log.fingerprint, spec=asdict(spec), recipe=asdict(recipe))
+    with cache.claim(key):  # a figure run beside this one waits, then loads it
+        return _load_or_train(cache, key, spec, split, recipe)
+
+
+def _load_or_train(cache: ModelCache, key: str, spec: ModelSpec, split: Split, recipe: Recipe) -> Trained:
     loaded = _load(cache, key, spec, split.log.n_items, recipe.max_len)
     if loaded is not None:
         return Trained(spec, loaded[0], {**loaded[1], "trained_now": False})

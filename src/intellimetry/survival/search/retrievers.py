@@ -261,6 +261,11 @@ def cached_embeddings(encoder: Encoder, texts, batch_size: int = 32, cache_root=
     cache = ModelCache(EMBEDDING_CODE, cache_root)
     texts_digest = hashlib.sha256(json.dumps(list(texts)).encode("utf-8")).hexdigest()
     key = cache.key(model=encoder.fingerprint, max_tokens=encoder.max_tokens, texts=texts_digest)
+    with cache.claim(key):  # a figure run beside this one waits, then reads them
+        return _load_or_encode(cache, key, encoder, texts, batch_size)
+
+
+def _load_or_encode(cache: ModelCache, key: str, encoder: Encoder, texts, batch_size: int) -> np.ndarray:
     stored = cache.lookup(key, ".npy")
     if stored is not None:
         try:

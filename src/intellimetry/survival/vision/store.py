@@ -14,7 +14,14 @@ from intellimetry.cache import ModelCache
 def load_or_train(cache: ModelCache, key: str, build: Callable[[], nn.Module],
                   train: Callable[[nn.Module], dict]) -> tuple[nn.Module, dict]:
     """The model stored under `key` (eval mode) and its record, or `build()` trained by `train(model)`
-    (which returns the record) and stored. ``record["trained_now"]`` says which happened."""
+    (which returns the record) and stored. ``record["trained_now"]`` says which happened; a run beside
+    this one that needs the same model waits for it (ModelCache.claim)."""
+    with cache.claim(key):
+        return _load_or_train(cache, key, build, train)
+
+
+def _load_or_train(cache: ModelCache, key: str, build: Callable[[], nn.Module],
+                   train: Callable[[nn.Module], dict]) -> tuple[nn.Module, dict]:
     model = build()
     record = cache.load_json(key)
     weights = cache.lookup(key, ".safetensors")
