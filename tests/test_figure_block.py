@@ -2,6 +2,7 @@
 make and the runner's own parser, the Binder and source URLs, the parameter rows and the nodes."""
 from __future__ import annotations
 
+import re
 import shlex
 import shutil
 import subprocess
@@ -150,3 +151,23 @@ def test_off_github_the_block_says_why_there_is_no_binder_button(figure):
     [block] = block_nodes(figure, sidecar(figure), "https://gitlab.com/a/b", "main")
     assert not [ref for ref in block.findall(nodes.reference) if "mybinder" in ref.get("refuri", "")]
     assert "no Binder button" in block.astext() and "https://gitlab.com/a/b" in block.astext()
+
+
+FIGURE_DIRECTIVE = re.compile(r"^(?::{3,}|`{3,})\{figure\}[^\n]*\n(?P<options>(?:[ \t]*:[\w-]+:[^\n]*\n)*)", re.M)
+
+
+def figures_that_do_not_open_full_size(text: str) -> list[str]:
+    """Figure directives without a size option: Sphinx links a figure's image to its full-size file
+    only when the figure is resized (html_scaled_image_link), so these would not open on click."""
+    return [match.group(0).splitlines()[0] for match in FIGURE_DIRECTIVE.finditer(text)
+            if not re.search(r"^\s*:(?:width|height|scale|target):", match.group("options"), re.M)]
+
+
+def test_every_figure_of_the_book_opens_full_size_on_click():
+    pages = [page for page in paths.BOOK_DIR.rglob("*.md") if "_build" not in page.parts]
+    found = {page.name: figures_that_do_not_open_full_size(page.read_text()) for page in pages}
+    assert {name: missing for name, missing in found.items() if missing} == {}
+    assert sum(page.read_text().count("{figure}") for page in pages) > 50
+    unsized = ":::{figure} /generated/soc/soc-fig01-cascade.svg\n:name: soc-fig01-cascade\n\nCaption.\n:::\n"
+    assert figures_that_do_not_open_full_size(unsized) == [":::{figure} /generated/soc/soc-fig01-cascade.svg"]
+    assert figures_that_do_not_open_full_size(unsized.replace(":name:", ":width: 100%\n:name:")) == []
