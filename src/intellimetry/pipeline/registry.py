@@ -9,7 +9,7 @@ figures live in a fragment `_<name>.yaml` beside them, which a figure names with
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import yaml
@@ -106,6 +106,18 @@ def _parse_scalar(spec: ParamSpec, kind: str, text: str):
 
 
 @dataclass(frozen=True)
+class PaperScale:
+    """How a figure runs on the paper's own data or model (YAML key `paper_scale`): what it uses
+    offline, the overrides of each paper-scale run (`make fig` PARAMS), and the files it expects."""
+    offline: str
+    params: tuple[str, ...]
+    layout: str
+
+    def commands(self, fig_id: str) -> list[str]:
+        return [f'make fig ID={fig_id} PARAMS="{params}"' for params in self.params]
+
+
+@dataclass(frozen=True)
 class Figure:
     id: str
     paper: str
@@ -117,6 +129,7 @@ class Figure:
     depends: tuple[str, ...]
     params: dict[str, ParamSpec] = field(hash=False)
     profiles: dict[str, dict] = field(hash=False)
+    paper_scale: PaperScale | None = field(default=None, hash=False)
 
     def resolve(self, profile: str = "quick", overrides: dict[str, str] | None = None) -> dict:
         """Validated parameters: quick, full or smoke, plus string overrides (which make it `custom`)."""
@@ -134,8 +147,9 @@ class Figure:
         return values
 
 
-SPEC_KEYS = {"title", "timeout", "inputs", "depends", "extends", "parameters", "profiles"}
-FRAGMENT_KEYS = {"parameters", "profiles"}
+SPEC_KEYS = {"title", "timeout", "inputs", "depends", "extends", "parameters", "profiles", "paper_scale"}
+FRAGMENT_KEYS = {"parameters", "profiles", "paper_scale"}
+PAPER_SCALE_KEYS = ("offline", "params", "layout")
 
 
 def read_yaml(path: Path) -> dict:
@@ -173,6 +187,8 @@ def _with_fragment(raw: dict, spec_path: Path) -> dict:
     for name, values in (raw.get("profiles") or {}).items():
         profiles[name] = {**profiles.get(name, {}), **(values or {})}
     merged["profiles"] = profiles
+    if "paper_scale" not in raw and "paper_scale" in fragment:
+        merged["paper_scale"] = fragment["paper_scale"]  # the figure's own replaces it whole
     return merged
 
 
@@ -223,7 +239,44 @@ def load_figure(spec_path: Path) -> Figure:
             figure.resolve(profile)
         except ParameterError as err:
             raise RegistryError(f"{where}: profile {profile!r}: {err}") from None
+    if "paper_scale" in raw:
+        figure = replace(figure, paper_scale=_paper_scale(raw["paper_scale"], figure, where))
     return figure
+
+
+def _paper_scale(raw, figure: Figure, where: str) -> PaperScale:
+    """Check `paper_scale`: {offline: text, params: "name=value ..." or a list of them, layout: text};
+    every run's overrides must pass the figure's parameter checks (paths need not exist)."""
+    where = f"{where}: paper_scale"
+    if not isinstance(raw, dict) or set(raw) != set(PAPER_SCALE_KEYS):
+        found = sorted(raw) if isinstance(raw, dict) else type(raw).__name__
+        raise RegistryError(f"{where}: expected a mapping with exactly the keys {list(PAPER_SCALE_KEYS)}; "
+                            f"found {found}")
+    runs = [raw["params"]] if isinstance(raw["params"], str) else raw["params"]
+    texts = {"offline": raw["offline"], "layout": raw["layout"]}
+    if not isinstance(runs, list) or not runs or not all(isinstance(r, str) and r.strip() for r in runs):
+        raise RegistryError(f"{where}: params must be a non-empty 'name=value ...' string or a list of them")
+    for key, text in texts.items():
+        if not isinstance(text, str) or not text.strip():
+            raise RegistryError(f"{where}: {key} must be a non-empty text")
+    for run in runs:
+        try:
+            figure.resolve("quick", _overrides(run))
+        except ParameterError as err:
+            raise RegistryError(f"{where}: params {run!r}: {err}") from None
+    return PaperScale(offline=" ".join(texts["offline"].split()), params=tuple(" ".join(r.split()) for r in runs),
+                      layout=" ".join(texts["layout"].split()))
+
+
+def _overrides(text: str) -> dict[str, str]:
+    """'a=1 b=x,y' -> {'a': '1', 'b': 'x,y'}, as `make fig PARAMS=...` passes them to the runner."""
+    overrides = {}
+    for word in text.split():
+        name, sep, value = word.partition("=")
+        if not sep or not name or name in overrides:
+            raise ParameterError(f"{word!r} must be name=value, each name once")
+        overrides[name] = value
+    return overrides
 
 
 def _param_spec(name: str, decl: dict, where: str) -> ParamSpec:
