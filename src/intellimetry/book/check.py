@@ -6,6 +6,8 @@ Fails (exit 1) on: an image that did not load, a resource request that failed (s
 MathJax), an internal link to a missing page or anchor, a Python traceback in a notebook output,
 role syntax a reader would see (`{paper}`...`), TeX that MathJax left unrendered or could not parse,
 and a figure whose text is smaller than READABLE_PX as shown at the page width.
+It also runs a search (search.html?q=sandpile, from file://) and checks the gallery page: an entry
+per figure, each thumbnail loaded and linked to its figure's anchor.
 """
 from __future__ import annotations
 
@@ -240,6 +242,99 @@ def _full_size_problems(where: str, image: str | None, link: str | None) -> list
     return [] if _local_file(link).is_file() else [f"{where}: the full-size image link is broken: {link}"]
 
 
+SEARCH_RESULT = "#search-results ul.search li a[href]"
+SEARCH_WAIT_MS = 15000
+
+# Runs in the gallery page: each entry (intellimetry.book.gallery) with its images and links.
+GALLERY_SCRIPT = """() => [...document.querySelectorAll('.intellimetry-gallery-entry')].map(e => ({
+  id: e.id,
+  images: [...e.querySelectorAll('img')].map(i => [i.getAttribute('src'), i.complete && i.naturalWidth > 0]),
+  links: [...e.querySelectorAll('a[href]')].map(a => a.href),
+}))"""
+
+
+def check_search(html_dir: Path, query: str = "sandpile", chromium: str | None = None) -> list[str]:
+    """Sphinx's search page opened from file:// (no server, no network) with ?q=query: problems if no
+    result is listed within SEARCH_WAIT_MS, a result links to a missing page, or a resource failed.
+    Exempt: the page's fetches of the result pages themselves, for the summary under each result,
+    which a browser refuses from file:// (served over HTTP they load; the results show either way)."""
+    from urllib.parse import quote
+
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    from playwright.sync_api import sync_playwright
+
+    search = Path(html_dir).resolve() / "search.html"
+    if not search.is_file():
+        return [f"no search page {search}"]
+    where, failed, problems = f"search.html?q={query}", [], []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium or find_chromium(), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport=VIEWPORT)
+        page.on("requestfailed", lambda request: failed.append((request.url, request.resource_type)))
+        page.goto(f"{search.as_uri()}?q={quote(query)}", wait_until="networkidle")
+        try:
+            page.wait_for_selector(SEARCH_RESULT, timeout=SEARCH_WAIT_MS)
+        except PlaywrightTimeout:
+            problems.append(f"{where}: no result listed after {SEARCH_WAIT_MS / 1000:.0f} s")
+        hrefs = page.eval_on_selector_all(SEARCH_RESULT, "links => links.map(a => a.href)")
+        browser.close()
+    results = {urlparse(href).path for href in hrefs}
+    problems += [f"{where}: request failed: {url}" for url, kind in failed if url.startswith("file:")
+                 and not (kind in ("fetch", "xhr") and urlparse(url).path in results)]
+    problems += [f"{where}: result links to a missing page {href}" for href in hrefs
+                 if urlparse(href).scheme == "file" and not Path(unquote(urlparse(href).path)).is_file()]
+    return problems
+
+
+def check_gallery(html_dir: Path, build_json: Path | None = None, chromium: str | None = None) -> list[str]:
+    """The gallery page: one entry per figure of the build (build_json, by default the book's
+    generated/build.json beside _build/html), each with a loaded thumbnail and links that all point
+    at its own figure's anchor, which must exist on the target page."""
+    import json
+
+    from playwright.sync_api import sync_playwright
+
+    from intellimetry import paths
+
+    html_dir = Path(html_dir).resolve()
+    gallery = html_dir / "gallery.html"
+    if not gallery.is_file():
+        return [f"no gallery page {gallery}"]
+    build_json = Path(build_json or html_dir.parents[1] / paths.GENERATED / "build.json")
+    if not build_json.is_file():
+        return [f"no build record {build_json} to compare the gallery with (pass build_json)"]
+    expected = list(json.loads(build_json.read_text(encoding="utf-8"))["figures"])
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium or find_chromium(), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport=VIEWPORT)
+        page.goto(gallery.as_uri(), wait_until="networkidle")
+        entries = page.evaluate(GALLERY_SCRIPT)
+        hrefs = [href for entry in entries for href in entry["links"]]
+        ids = {}
+        for target in {Path(unquote(urlparse(href).path)) for href in hrefs if urlparse(href).scheme == "file"}:
+            if target.is_file():
+                page.goto(target.as_uri(), wait_until="load")
+                ids[target] = set(page.evaluate("() => [...document.querySelectorAll('[id]')].map(e => e.id)"))
+        browser.close()
+    return _gallery_problems(entries, expected) + _broken_links({gallery: hrefs}, ids)
+
+
+def _gallery_problems(entries: list[dict], expected: list[str]) -> list[str]:
+    shown = [entry["id"].removeprefix("gallery-") for entry in entries]
+    problems = [f"gallery.html: no entry for {fig_id}" for fig_id in expected if fig_id not in shown]
+    problems += [f"gallery.html: entry {fig_id} is not a figure of this build (or is shown twice)"
+                 for fig_id in shown if fig_id not in expected or shown.count(fig_id) > 1]
+    for fig_id, entry in zip(shown, entries):
+        if not entry["images"]:
+            problems.append(f"gallery.html: {fig_id} has no thumbnail")
+        problems += [f"gallery.html: {fig_id}: thumbnail did not load: {src}" for src, ok in entry["images"] if not ok]
+        if not entry["links"]:
+            problems.append(f"gallery.html: {fig_id} links to nothing")
+        problems += [f"gallery.html: {fig_id} links to {href}, not to its figure" for href in entry["links"]
+                     if urlparse(href).fragment != fig_id]
+    return list(dict.fromkeys(problems))  # the thumbnail and the id share a link: report it once
+
+
 def screenshot(page_path: Path, out: Path, chromium: str | None = None, width: int = 1280) -> Path:
     from playwright.sync_api import sync_playwright
 
@@ -261,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     if find_chromium() is None:
         print("error: no Chromium found (Debian: apt-get install chromium)", file=sys.stderr)
         return 2
-    problems = check_book(args.html_dir)
+    problems = check_book(args.html_dir) + check_search(args.html_dir) + check_gallery(args.html_dir)
     for problem in problems:
         print(problem)
     if args.screenshot:

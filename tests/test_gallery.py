@@ -1,0 +1,112 @@
+"""The gallery page (a thumbnail per figure, linked to its section, with its verdicts) and offline
+search: the entries' verdict lines with known answers, then the built book in headless Chromium."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import pytest
+
+from intellimetry import PAPERS, paths, verdicts
+from intellimetry.book.check import check_gallery, check_search, find_chromium
+from intellimetry.book.gallery import entry, gallery_link, verdict_lines
+from intellimetry.book.scoreboard import collect
+
+# figure id -> the ids of the items that name it
+JUDGED: dict[str, list[str]] = {}
+for _paper in PAPERS:
+    for _item in verdicts.load_items(_paper)["items"]:
+        if _item.get("figure"):
+            JUDGED.setdefault(_item["figure"], []).append(_item["id"])
+
+NEEDS_CHROMIUM = pytest.mark.skipif(find_chromium() is None, reason="Chromium is not installed")
+
+
+def rows_with(overrides: dict[str, str], unrun: tuple[str, ...] = ()):
+    """Scoreboard rows where every judged item is reproduced, but for `overrides` {item id: verdict}
+    and the figures in `unrun`, which have no sidecar."""
+    def sidecar_for(fig_id):
+        if fig_id in unrun:
+            return None
+        return {"verdicts": {item: {"verdict": overrides.get(item, "reproduced"), "ours": 1, "criterion": "c"}
+                             for item in JUDGED.get(fig_id, ())}}
+    return collect(sidecar_for)
+
+
+def test_a_figure_shows_each_item_it_judges_with_its_verdict():
+    rows = rows_with({"fig17": "not reproduced"})
+    assert verdict_lines("aiq-fig16-suite", rows) == [
+        "Fig. 16: reproduced", "Fig. 17: not reproduced", "Fig. 18: reproduced", "Fig. 19: reproduced"]
+    assert verdict_lines("survival-fig01-levels", rows_with({}, unrun=("survival-fig01-levels",))) == [
+        "Fig. 1: not run"]
+
+
+def test_a_figure_judging_no_item_says_why():
+    rows = rows_with({})
+    (line,) = verdict_lines("aiq-fig03-mixing", rows)
+    assert line.startswith("Fig. 3: not a result: a pictorial definition of dissimilarity")
+    assert verdict_lines("combined-fig01-rpm-item", rows)[0].startswith("Fig. 1: not a result")
+    assert verdict_lines("agitb-fig00-search-space", rows) == ["no paper item (a figure of our own)"]
+    assert verdict_lines("aiq-fig00-noise-floor", rows) == ["no paper item (a figure of our own)"]
+
+
+def test_an_entry_shows_the_png_thumbnail_linked_to_the_figure():
+    box = entry("soc-fig15-avalanches", "Avalanches", ["Fig. 15: reproduced"])
+    assert box["ids"] == ["gallery-soc-fig15-avalanches"]
+    images = [node["uri"] for node in box.findall(lambda n: n.tagname == "image")]
+    assert images == ["/generated/soc/soc-fig15-avalanches.png"]  # not the SVG: see gallery's docstring
+    links = list(box.findall(gallery_link))
+    assert [link["target"] for link in links] == ["soc-fig15-avalanches"] * 2
+    assert "Fig. 15: reproduced" in box.astext()
+
+
+def test_the_gallery_page_has_every_paper():
+    text = (paths.BOOK_DIR / "gallery.md").read_text(encoding="utf-8")
+    assert re.findall(r"^```\{gallery\} (\w+)$", text, re.M) == list(PAPERS)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@NEEDS_CHROMIUM
+def test_the_built_gallery_has_an_entry_per_figure_linked_to_its_section(built_book):
+    build = json.loads((built_book.parents[1] / paths.GENERATED / "build.json").read_text())
+    html = (built_book / "gallery.html").read_text()
+    assert html.count('class="intellimetry-gallery-entry') == len(build["figures"])
+    assert check_gallery(built_book) == []
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@NEEDS_CHROMIUM
+def test_the_gallery_check_catches_a_missing_link_anchor_and_thumbnail(built_book, tmp_path):
+    broken = tmp_path / "html"
+    shutil.copytree(built_book, broken)
+    page = broken / "gallery.html"
+    html = page.read_text()
+    # soc-fig14: its links removed; soc-fig15: pointed at an anchor that does not exist
+    start = html.index('id="gallery-soc-fig14-concept-network"')
+    end = html.index("</div>", start)
+    unlinked = re.sub(r'<a class="reference internal" href="[^"]*">(.*?)</a>', r"\1", html[start:end], flags=re.S)
+    html = html[:start] + unlinked + html[end:]
+    html = html.replace("#soc-fig15-avalanches", "#no-such-figure")
+    page.write_text(html)
+    (broken / "_images" / "survival-fig01-levels.png").unlink()
+    problems = check_gallery(broken, built_book.parents[1] / paths.GENERATED / "build.json")
+    assert "gallery.html: soc-fig14-concept-network links to nothing" in problems
+    assert any("soc-fig15-avalanches links to" in p and "#no-such-figure, not to its figure" in p for p in problems)
+    assert any("missing anchor #no-such-figure" in p for p in problems)
+    assert any("survival-fig01-levels: thumbnail did not load" in p for p in problems)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@NEEDS_CHROMIUM
+def test_search_finds_a_word_of_the_book_from_file_without_a_network(built_book, tmp_path):
+    assert check_search(built_book, "sandpile") == []
+    broken = tmp_path / "html"
+    shutil.copytree(built_book, broken)
+    (broken / "searchindex.js").unlink()
+    problems = check_search(broken, "sandpile")
+    assert any("no result listed" in p for p in problems)
+    assert any("request failed" in p and p.endswith("searchindex.js") for p in problems)
