@@ -185,7 +185,7 @@ def self_dissimilarity_floor(domains: Sequence[dom.Domain], agent_counts: Sequen
     """DS of each domain with itself (shared labels, ``spec``'s networks and p grid) for every network
     count, repeat r using mixture seed ``spec.seed + r`` (repeat 0 is the self-mixture the other
     figures train). The domains must differ in test-set size, smallest first."""
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     largest = max(check_int(f"agent_counts[{i}]", m, 1) for i, m in enumerate(agent_counts))
     settings = {**spec.to_dict(), "agents": largest, "workers": spec.workers}

@@ -496,7 +496,7 @@ def rl_pool(task, architectures: Sequence[Architecture], budget: CEMBudget, seed
     missing = [i for i, r in enumerate(results) if r is None]
     if not missing:
         return results  # type: ignore[return-value]
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     bar = tqdm(total=len(missing), desc=f"RL pool {task.name}", disable=not progress, leave=False)
 

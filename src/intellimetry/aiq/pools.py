@@ -545,7 +545,7 @@ def run_pool(data, architectures: Sequence[Architecture], budget: Budget, seed: 
             missing.append(i)
 
     if missing:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm
 
         bar = tqdm(total=len(missing), desc=f"pool {arrays.name}", disable=not progress, leave=False)
 

@@ -409,7 +409,7 @@ def rl_dissimilarity_matrix(tasks: list, spec: MixSpec, budget: CEMBudget, progr
 
 def _pairwise(items: list, measure, progress: bool, anchors: int | None):
     """DS of every ordered pair (or, with anchors, of the pairs with one of the first ``anchors``)."""
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     n = len(items)
     if anchors is not None and not 1 <= anchors <= n:
@@ -524,7 +524,7 @@ def measure_suite(names, pool: PoolSpec, mix: MixSpec, repeats: int = 3, rule: s
     """Complexity, dissimilarity and intelligence space of a suite (the paper's Sections 3.3.2-3.3.5).
     Self-pairs share labels, different domains keep their label spaces apart. ``anchors``: partial
     mapping (only pairs with one of the first ``anchors`` domains are measured)."""
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     domains = [suite_domain(name, seed, cartpole_episodes, data_dir) for name in names]
     complexities = [complexity(d, pool, repeats, rule, progress=False)
@@ -543,7 +543,7 @@ def first_classes(domain, k: int):
 
 def stepwise_dissimilarity(domains: list, spec: MixSpec, progress: bool = True) -> np.ndarray:
     """DS between each domain and the next (shared labels): how far one step of a sweep moves."""
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     pairs = list(zip(domains[:-1], domains[1:]))
     return np.array([mixing_curve(a, b, spec, labels="shared").dissimilarity

@@ -104,7 +104,7 @@ def cross_entropy_method(n_parameters: int, score, rng: np.random.Generator, *, 
     episodes from the same ``rng``, after the candidates), and refits mean and std to the best
     ``elite_fraction`` (std plus :data:`STD_FLOOR`). It stops early once the elite mean has reached
     ``target`` in two consecutive iterations (the task is solved; more search only adds noise)."""
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     n_elite = max(1, round(float(elite_fraction) * population))
     mean, std = np.zeros(n_parameters), np.full(n_parameters, float(initial_std))

@@ -186,7 +186,7 @@ def train(agents: Agents, task: str, epochs: int, learning_rate: float, batch_si
     epochs = check_int("epochs", epochs, 0)
     optimiser = make_optimiser(agents, learning_rate)
     shuffles, actions = agent_rngs(agents, "shuffle"), agent_rngs(agents, "actions")
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     for epoch in tqdm(range(1, epochs + 1), desc=f"{task} x {agents.count}", disable=not progress, leave=False):
         lengths = None

@@ -9,7 +9,7 @@ from collections import defaultdict
 
 import numpy as np
 from scipy.stats import spearmanr
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from intellimetry.checks import check_choice
 from intellimetry.gindex.divergence import divergence

@@ -54,6 +54,9 @@ from intellimetry.pipeline.schedule import (
 from intellimetry.provenance import RUN_CONTEXT_ENV, git_commit, machine_summary
 
 KERNEL = "python3"
+# An executed notebook is a record, not a live view: no Hugging Face progress bars in it (with
+# ipywidgets installed, as jupyter brings it, they are widgets whose saved text stays at 0 %).
+QUIET_KERNEL = {"HF_HUB_DISABLE_PROGRESS_BARS": "1"}
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 HEARTBEAT_S = 30.0
 
@@ -217,8 +220,8 @@ def execute(project: Project, task: Task, commit: str, progress_bar: bool = Fals
         source = stage / "source.ipynb"
         _to_ipynb(figure.notebook, source)
         try:
-            with environment(**{RUN_CONTEXT_ENV: json.dumps(context)}), kernel_options(kernel_log) as kernel, \
-                    heartbeat(figure.id, None if progress_bar else HEARTBEAT_S):
+            with environment(**{RUN_CONTEXT_ENV: json.dumps(context)}, **QUIET_KERNEL), \
+                    kernel_options(kernel_log) as kernel, heartbeat(figure.id, None if progress_bar else HEARTBEAT_S):
                 papermill.execute_notebook(
                     str(source), str(executed), parameters=task.params, kernel_name=KERNEL,
                     cwd=str(project.root), execution_timeout=figure.timeout,

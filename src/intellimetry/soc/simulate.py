@@ -36,7 +36,7 @@ def record_avalanches(pile: Sandpile, n_grains: int, rng: np.random.Generator, k
     parts = []
     chunks = range(0, n_grains, chunk)
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm
         chunks = tqdm(chunks, desc=pile.description, leave=False)
     for start in chunks:
         parts.append(drive(pile, rng.integers(0, pile.n_sites, min(chunk, n_grains - start)), kernel))

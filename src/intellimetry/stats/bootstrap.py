@@ -32,7 +32,7 @@ def bootstrap_interval(samples, statistic: Callable[[np.ndarray], float], resamp
     estimate = float(statistic(samples))
     indices = (rng.integers(0, samples.size, samples.size) for _ in range(resamples))
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm
         indices = tqdm(indices, total=resamples, desc="bootstrap", leave=False)
     values = np.array([statistic(samples[i]) for i in indices])
     tail = (1 - level) / 2 * 100

@@ -23,7 +23,7 @@ def compare_estimators(alphas, sizes, replicates: int, k_min: int, k_max: int, b
     """One row per (alpha, size, replicate, estimator) with the estimate and the line's R²."""
     jobs = [(a, n, r) for a in alphas for n in sizes for r in range(replicates)]
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm
         jobs = tqdm(jobs, desc="estimator study")
     rows = []
     for alpha, size, replicate in jobs:

@@ -42,7 +42,7 @@ def failures_by_model(models, data: dict, seeds, n_folds: int, epochs: int, mode
                       learning_rate: float, progress: bool = True) -> dict[str, tuple]:
     """{model kind: (failure counts (seeds × test events), accuracy per seed)}, every kind trained
     with every seed on the same data."""
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     from intellimetry.survival.digits import failures_over_seeds  # torch: only for this experiment
 

@@ -212,7 +212,7 @@ def train_dqn(settings: DQNSettings, seed: int, progress: bool = True) -> tuple[
     env = CartPole3DEnv(novelty=settings.novelty, level=settings.level, max_steps=settings.max_steps)
     obs, _ = env.reset(seed=_episode_seed(rng))
     episodes = 0
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     for step in tqdm(range(settings.steps), desc="DQN baseline", disable=not progress, leave=False,
                      mininterval=1.0):

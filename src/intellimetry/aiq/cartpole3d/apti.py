@@ -187,7 +187,7 @@ def run_apti(agents: Mapping[str, Agent], baseline: Agent, novelties: Sequence[i
 
 def _run_tasks(everyone: Mapping[str, Agent], tasks, level: str, seed: int, settings: TrialSettings,
                workers: int, progress: bool) -> list[TrialResult]:
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     bar = tqdm(total=len(tasks), desc="CartPole3D trials", disable=not progress, leave=False)
     try:

@@ -138,7 +138,7 @@ def novelty_complexity(suite: NoveltySuite, novelty: int, rule: str = "neighbour
 
 
 def novelty_complexities(suite: NoveltySuite, rule: str = "neighbour", progress: bool = True) -> list[Complexity]:
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     return [novelty_complexity(suite, n, rule) for n in tqdm(suite.novelties, desc="MCCP per novelty",
                                                               disable=not progress)]
@@ -170,7 +170,7 @@ def measured_cells(n: int, anchors: int | None) -> list[tuple[int, int]]:
 def novelty_dissimilarity(suite: NoveltySuite, progress: bool = True) -> np.ndarray:
     """DS of every measured ordered pair (row = first novelty, p = its share; NaN where not measured),
     each cell from its own mixtures, so the matrix's asymmetry shows the measurement noise."""
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     n = len(suite.novelties)
     matrix = np.full((n, n), np.nan)
@@ -219,7 +219,7 @@ def handicap_seed(seed: int, depth: int, width: int) -> int:
 def handicap_networks(suite: NoveltySuite, depths, widths, episodes: int, progress: bool = True) -> Handicap:
     """Train one network per (depth, width) on CartPole3D without novelty (cached), then score each on every
     novelty of the suite at its level over ``episodes`` episodes (the same seeds for every network)."""
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     depths = [check_int("depths[]", d, 1) for d in depths]
     widths = [check_int("widths[]", w, 1) for w in widths]

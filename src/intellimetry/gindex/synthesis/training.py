@@ -75,7 +75,7 @@ def train_model(model, examples: Sequence[tuple[list[int], list[int]]], steps: i
     Deterministic given the seed, the initial weights and the thread count.
     """
     import torch
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     optimiser = torch.optim.AdamW(model.parameters(), lr=learning_rate, betas=(0.9, 0.95), weight_decay=weight_decay)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimiser,

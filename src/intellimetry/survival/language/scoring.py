@@ -287,7 +287,7 @@ def _count_targets(lm: LanguageModel, hidden, ids: np.ndarray, targets: np.ndarr
 def score_documents(lm: LanguageModel, texts: Iterable[str], *, min_prefix: int, max_tokens: int,
                     progress: bool = True) -> dict:
     """Failure counts over documents truncated at `max_tokens` tokens; per-document event counts too."""
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     max_tokens = check_int("max_tokens", max_tokens, minimum=min_prefix + 1)
     texts = list(texts)
@@ -302,7 +302,7 @@ def score_documents(lm: LanguageModel, texts: Iterable[str], *, min_prefix: int,
 
 def score_answers(lm: LanguageModel, examples: Iterable, progress: bool = True) -> dict:
     """Failure counts over the answer tokens of (prompt, answer) examples; per-example counts too."""
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     examples = list(examples)
     counts = [answer_failure_counts(lm, e.prompt, e.answer)

@@ -31,7 +31,7 @@ def failure_counts_by_model(models, collections: dict, max_tokens: int, batch_si
     A dense model encodes each distinct document pool once (collections built from one pool share
     it), through the shared model cache.
     """
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     counts, described = {}, {}
     for model in tqdm(list(models), desc="models", disable=not progress):
