@@ -45,10 +45,10 @@ def test_a_thread_limit_the_user_set_is_kept():
 
 
 def test_the_summary_names_the_slowest_figures_and_adds_up_cache_use():
-    built = [{"figure_id": f"f{i}", "wall_time_s": float(i), "model_cache": {"hits": i % 2, "misses": 1}}
-             for i in range(7)]
+    built = [{"figure_id": f"f{i}", "wall_time_s": float(i), "cpu_time_s": 2.0,
+              "model_cache": {"hits": i % 2, "misses": 1}} for i in range(7)]
     text = schedule.summary(30.0, built, fresh=3, jobs=2)
-    assert "7 figure(s) run in 30 s with 2 at once; 3 up to date" in text
+    assert "7 figure(s) run in 30 s with 2 at once (14 CPU s in their kernels); 3 up to date" in text
     assert "slowest: f6 6 s, f5 5 s, f4 4 s, f3 3 s, f2 2 s" in text
     assert "3 trained item(s) reused, 7 trained" in text
 

@@ -73,8 +73,9 @@ def longest_first(items: list, seconds: dict[str, float], key) -> list:
 
 def summary(run_seconds: float, built: list[dict], fresh: int, jobs: int) -> str:
     """What a finished build prints: total, slowest five, cache hits (figures and trained models)."""
-    lines = [f"summary: {len(built)} figure(s) run in {run_seconds:.0f} s with {jobs} at once; "
-             f"{fresh} up to date (not run)"]
+    cpu = sum(sidecar.get("cpu_time_s") or 0 for sidecar in built)
+    lines = [f"summary: {len(built)} figure(s) run in {run_seconds:.0f} s with {jobs} at once "
+             f"({cpu:.0f} CPU s in their kernels); {fresh} up to date (not run)"]
     slowest = sorted(built, key=lambda sidecar: -(sidecar.get("wall_time_s") or 0))[:5]
     if slowest:
         lines.append("  slowest: " + ", ".join(f"{s['figure_id']} {s.get('wall_time_s') or 0:.0f} s" for s in slowest))

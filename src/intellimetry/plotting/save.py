@@ -1,6 +1,7 @@
 """save_figure: the one way a notebook publishes a figure and the numbers its page quotes."""
 from __future__ import annotations
 
+import resource
 import time
 from pathlib import Path
 
@@ -45,12 +46,20 @@ def save_figure(fig, fig_id: str, values: dict | None = None, formats: tuple[str
         "reference_files": paths.references_read(),
         # trained items this kernel reused and made (the runner's summary adds them up)
         "model_cache": cache.usage(),
+        # the kernel's CPU seconds so far (its worker processes included): unlike wall time, not
+        # inflated when other work shares the cores
+        "cpu_time_s": round(_cpu_seconds(), 2),
     }
     path = out_dir / f"{fig_id}.json"
     write_json(path, sidecar)
     for item_id, record in verdicts.items():
         print(f"{record['label']} ({item_id}): {record['verdict']}: {record['criterion']}; ours = {record['ours']}")
     return path
+
+
+def _cpu_seconds() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _file_metadata(fmt: str) -> dict:
