@@ -37,22 +37,23 @@ def rows_with(overrides: dict[str, str], unrun: tuple[str, ...] = ()):
 def test_a_figure_shows_each_item_it_judges_with_its_verdict():
     rows = rows_with({"fig17": "not reproduced"})
     assert verdict_lines("aiq-fig16-suite", rows) == [
-        "Fig. 16: reproduced", "Fig. 17: not reproduced", "Fig. 18: reproduced", "Fig. 19: reproduced"]
+        ("Fig. 16: reproduced", ""), ("Fig. 17: not reproduced", ""), ("Fig. 18: reproduced", ""),
+        ("Fig. 19: reproduced", "")]
     assert verdict_lines("survival-fig01-levels", rows_with({}, unrun=("survival-fig01-levels",))) == [
-        "Fig. 1: not run"]
+        ("Fig. 1: not run", "")]
 
 
 def test_a_figure_judging_no_item_says_why():
     rows = rows_with({})
-    (line,) = verdict_lines("aiq-fig03-mixing", rows)
-    assert line.startswith("Fig. 3: not a result: a pictorial definition of dissimilarity")
-    assert verdict_lines("combined-fig01-rpm-item", rows)[0].startswith("Fig. 1: not a result")
-    assert verdict_lines("agitb-fig00-search-space", rows) == ["no paper item (a figure of our own)"]
-    assert verdict_lines("aiq-fig00-noise-floor", rows) == ["no paper item (a figure of our own)"]
+    ((verdict, why),) = verdict_lines("aiq-fig03-mixing", rows)
+    assert verdict == "Fig. 3: not a result" and why.startswith("a pictorial definition of dissimilarity")
+    assert verdict_lines("combined-fig01-rpm-item", rows)[0][0] == "Fig. 1: not a result"
+    assert verdict_lines("agitb-fig00-search-space", rows) == [("no paper item", "a figure of our own")]
+    assert verdict_lines("aiq-fig00-noise-floor", rows) == [("no paper item", "a figure of our own")]
 
 
 def test_an_entry_shows_the_png_thumbnail_linked_to_the_figure():
-    box = entry("soc-fig15-avalanches", "Avalanches", ["Fig. 15: reproduced"])
+    box = entry("soc-fig15-avalanches", "Avalanches", [("Fig. 15: reproduced", "")])
     assert box["ids"] == ["gallery-soc-fig15-avalanches"]
     images = [node["uri"] for node in box.findall(lambda n: n.tagname == "image")]
     assert images == ["/generated/soc/soc-fig15-avalanches.png"]  # not the SVG: see gallery's docstring

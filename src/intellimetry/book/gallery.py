@@ -35,18 +35,18 @@ class gallery_link(nodes.General, nodes.Element):
     """Its children, linked to the section labelled `target` (replaced in doctree-resolved)."""
 
 
-def verdict_lines(fig_id: str, rows: list[Row]) -> list[str]:
-    """'<item label>: <verdict>' for every item the figure judges; otherwise the unjudged item of
-    the same number (e.g. 'Fig. 3: not a result: <why>'), or 'no paper item' for our own figures."""
-    judged = [f"{row.label}: {row.status}" for row in rows if row.figure == fig_id]
+def verdict_lines(fig_id: str, rows: list[Row]) -> list[tuple[str, str]]:
+    """('<item label>: <verdict>', '') for every item the figure judges; otherwise the unjudged item
+    of the same number with its reason ('Fig. 3: not a result', why), or 'no paper item' for ours."""
+    judged = [(f"{row.label}: {row.status}", "") for row in rows if row.figure == fig_id]
     if judged:
         return judged
     match = paths.FIGURE_ID.match(fig_id)
     number = f"{match['kind']}{match['number']}"
     for row in rows:
         if row.chapter == match["paper"] and row.id == number and row.figure is None:
-            return [f"{row.label}: {row.status}: {row.note}"]
-    return ["no paper item (a figure of our own)"]
+            return [(f"{row.label}: {row.status}", row.note)]
+    return [("no paper item", "a figure of our own")]
 
 
 def _linked(fig_id: str, *children: nodes.Node) -> gallery_link:
@@ -55,15 +55,18 @@ def _linked(fig_id: str, *children: nodes.Node) -> gallery_link:
     return link
 
 
-def entry(fig_id: str, title: str, lines: list[str]) -> nodes.container:
+def entry(fig_id: str, title: str, lines: list[tuple[str, str]]) -> nodes.container:
     """One figure: the thumbnail and id (both linked), its title, the verdict lines."""
     paper = paths.paper_of(fig_id)
     image = nodes.image(uri=f"/{paths.GENERATED}/{paper}/{fig_id}.png", alt=title)
     box = nodes.container(ids=[f"gallery-{fig_id}"], classes=["intellimetry-gallery-entry"])
     box += nodes.paragraph("", "", _linked(fig_id, image))
     box += nodes.paragraph("", "", _linked(fig_id, nodes.literal(fig_id, fig_id)), nodes.Text(" " + title))
-    for line in lines:
-        box += nodes.paragraph(line, "", nodes.strong(line, line), classes=["intellimetry-gallery-verdict"])
+    for verdict, note in lines:
+        text = nodes.paragraph("", "", nodes.strong(verdict, verdict), classes=["intellimetry-gallery-verdict"])
+        if note:
+            text += nodes.Text(f": {note}")
+        box += text
     return box
 
 
