@@ -111,3 +111,27 @@ def test_search_finds_a_word_of_the_book_from_file_without_a_network(built_book,
     problems = check_search(broken, "sandpile")
     assert any("no result listed" in p for p in problems)
     assert any("request failed" in p and p.endswith("searchindex.js") for p in problems)
+
+
+class FakeApp:
+    """What resolve_links reads: the std domain's anonymous labels and the builder's relative URIs."""
+    def __init__(self, labels):
+        std = type("Std", (), {"anonlabels": labels})()
+        self.env = type("Env", (), {"get_domain": lambda _self, name: std})()
+        self.builder = type("Builder", (), {"get_relative_uri": lambda _self, a, b: f"../{b}.html"})()
+
+
+def test_links_resolve_to_the_figure_label_and_a_missing_label_is_a_warning(caplog):
+    from docutils import nodes
+    from docutils.utils import new_document
+
+    from intellimetry.book.gallery import resolve_links
+
+    doctree = new_document("gallery")
+    doctree += entry("soc-fig15-avalanches", "Avalanches", [])
+    doctree += entry("soc-fig14-concept-network", "Network", [])
+    resolve_links(FakeApp({"soc-fig15-avalanches": ("soc/index", "soc-fig15-avalanches")}), doctree, "gallery")
+    refs = [node["refuri"] for node in doctree.findall(nodes.reference)]
+    assert refs == ["../soc/index.html#soc-fig15-avalanches"] * 2
+    assert not list(doctree.findall(gallery_link))  # the unlabelled figure's entry is left unlinked
+    assert "no figure labelled 'soc-fig14-concept-network'" in caplog.text
