@@ -13,7 +13,7 @@ MATHJAX := book/_vendor/mathjax/tex-mml-chtml.js
 MATHJAX_VERSION := 3.2.2
 
 .DEFAULT_GOAL := help
-.PHONY: help env language-data book site figures fig paper test test-fast lint check-book clean clean-cache
+.PHONY: help env language-data book site figures fig lab paper test test-fast lint check-book clean clean-cache
 
 help: ## this list
 	@echo "PROFILE=quick|full|custom selects the profile (default quick); JOBS=2 runs two notebooks at once"
@@ -51,6 +51,14 @@ figures: $(INSTALLED) $(LANGUAGE_DATA) ## run the stale notebooks only
 fig: $(INSTALLED) $(LANGUAGE_DATA) ## one figure: ID=<id> [PARAMS="name=value ..."] [FORCE=1]; overrides go to the custom profile
 	@test -n "$(ID)" || { echo 'usage: make fig ID=<figure-id> [PARAMS="name=value ..."] [FORCE=1]'; exit 2; }
 	$(PY) -m intellimetry.pipeline run $(ID) $(PARAMS) $(RUN_FLAGS)
+
+# JupyterLab from .venv, rooted at the repository; jupytext opens notebooks/<paper>/<id>.md as notebooks
+# (right-click, Open With, Jupytext Notebook) on the project's python3 kernel. Jupyter refuses root
+# without --allow-root (containers, CI machines).
+LAB_ARGS ?=
+lab: $(INSTALLED) $(LANGUAGE_DATA) ## JupyterLab on this environment, to re-execute and edit any figure [LAB_ARGS="--no-browser --port 8899"]
+	JUPYTER_PREFER_ENV_PATH=1 $(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" \
+	  $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 book: $(INSTALLED) $(LANGUAGE_DATA) $(MATHJAX) ## run the stale notebooks (PROFILE) and render book/_build/html
 	$(PY) -m intellimetry.pipeline run $(RUN_FLAGS) --jobs $(JOBS)
