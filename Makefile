@@ -1,6 +1,8 @@
 # intellimetry: `make` alone prints help (from the `##` comments). The first target you run creates .venv itself.
 PROFILE ?= quick
-JOBS ?= 1
+# JOBS: notebooks at once (default: one per core); PAPER: only these chapters, e.g. PAPER="soc agitb"
+JOBS ?=
+PAPER ?=
 FORCE ?=
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -9,6 +11,7 @@ INSTALLED := $(VENV)/.installed
 # custom = quick plus overrides, so the runner starts from quick when PROFILE=custom
 RUN_PROFILE := $(if $(filter custom,$(PROFILE)),quick,$(PROFILE))
 RUN_FLAGS := --profile $(RUN_PROFILE) $(if $(FORCE),--force)
+BUILD_FLAGS := $(RUN_FLAGS) $(if $(JOBS),--jobs $(JOBS)) $(foreach p,$(PAPER),--paper $(p))
 MATHJAX := book/_vendor/mathjax/tex-mml-chtml.js
 MATHJAX_VERSION := 3.2.2
 
@@ -16,14 +19,16 @@ MATHJAX_VERSION := 3.2.2
 .PHONY: help env language-data book site figures fig lab paper test test-fast lint check-book clean clean-cache
 
 help: ## this list
-	@echo "PROFILE=quick|full|custom selects the profile (default quick); JOBS=2 runs two notebooks at once"
+	@echo "PROFILE=quick|full|custom selects the profile (default quick); JOBS=N notebooks at once (default: one per core); PAPER=soc only that chapter"
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  make \1\t\2/' | expand -t 22
 
+# pip --no-compile: Python compiles the modules the notebooks import when first imported, instead of pip
+# compiling every module of every package (about 45 CPU s of a first build)
 $(INSTALLED): requirements.txt requirements-lock.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || \
 	  { echo "Python 3.11 is required (found $(PYTHON)); set PYTHON=/path/to/python3.11"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet -r requirements.txt -c requirements-lock.txt
+	$(PY) -m pip install --quiet --no-compile -r requirements.txt -c requirements-lock.txt
 	$(PY) -m pip install --quiet --no-deps -e .
 	$(PY) -m ipykernel install --prefix $(VENV) --name python3 --display-name "Python 3 (intellimetry)" > /dev/null
 	touch $@
@@ -46,7 +51,7 @@ $(MATHJAX):
 	cp -r .cache/npm/node_modules/mathjax/es5/. $(dir $@)
 
 figures: $(INSTALLED) $(LANGUAGE_DATA) ## run the stale notebooks only
-	$(PY) -m intellimetry.pipeline run $(RUN_FLAGS) --jobs $(JOBS)
+	$(PY) -m intellimetry.pipeline run $(BUILD_FLAGS)
 
 fig: $(INSTALLED) $(LANGUAGE_DATA) ## one figure: ID=<id> [PARAMS="name=value ..."] [FORCE=1]; overrides go to the custom profile
 	@test -n "$(ID)" || { echo 'usage: make fig ID=<figure-id> [PARAMS="name=value ..."] [FORCE=1]'; exit 2; }
@@ -61,7 +66,7 @@ lab: $(INSTALLED) $(LANGUAGE_DATA) ## JupyterLab on this environment, to re-exec
 	  $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 book: $(INSTALLED) $(LANGUAGE_DATA) $(MATHJAX) ## run the stale notebooks (PROFILE) and render book/_build/html
-	$(PY) -m intellimetry.pipeline run $(RUN_FLAGS) --jobs $(JOBS)
+	$(PY) -m intellimetry.pipeline run $(BUILD_FLAGS)
 	$(MAKE) --no-print-directory site
 
 # Exactly what the publish workflow deploys: renders figures/<PROFILE> as they are, runs no notebook
