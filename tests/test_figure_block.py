@@ -119,10 +119,10 @@ def test_the_repository_url_comes_from_the_environment_else_the_config(tmp_path)
 
 
 def test_parameter_rows_in_the_yaml_order_with_allowed_values_and_short_help(figure):
-    rows = parameter_rows(figure, {**figure.resolve("quick"), "sizes": [3, 4], "retired": 7})
+    rows = parameter_rows(figure, {**figure.resolve("quick"), "sizes": [3, 4], "model": "", "retired": 7})
     assert [row[0] for row in rows] == ["sizes", "model", "rate", "plot", "names", "retired"]
     assert rows[0] == ("sizes", "3,4", "a value of type list[int] with every item >= 1", "model sizes")
-    assert rows[2][1:3] == ("0.5", "a value of type float >= 0 and <= 1")
+    assert rows[1][1] == '""' and rows[2][1:3] == ("0.5", "a value of type float >= 0 and <= 1")
     assert rows[3][1] == "true" and rows[4][2] == "one of a, b, c"
     assert rows[4][3].startswith("which of the three domains") and rows[4][3].endswith(" …")
     assert len(rows[4][3]) <= 202 < len(LONG_HELP)

@@ -105,7 +105,8 @@ def parameter_rows(figure: Figure, parameters: dict) -> list[tuple[str, str, str
     for name in names:
         spec = figure.params.get(name)
         allowed = spec.allowed() if spec else "no longer declared in the YAML"
-        rows.append((name, cli_value(parameters[name]), allowed, short_help(spec.help) if spec else ""))
+        value = cli_value(parameters[name]) or '""'  # an empty string shows as such, not as a blank cell
+        rows.append((name, value, allowed, short_help(spec.help) if spec else ""))
     return rows
 
 
