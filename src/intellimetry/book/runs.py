@@ -33,7 +33,8 @@ def figure_entry(project: Project, profile: str, fig_id: str) -> dict:
     recorded = sidecar["hashes"]
     current = figure_hashes(figure, sidecar["parameters"], project.root, recorded.get("reads", ()))["total"]
     return {
-        "wall_time_s": sidecar.get("wall_time_s"), "parameters": sidecar["parameters"],
+        "wall_time_s": sidecar.get("wall_time_s"), "cpu_time_s": sidecar.get("cpu_time_s"),
+        "parameters": sidecar["parameters"],
         "verdicts": {item: row["verdict"] for item, row in sidecar.get("verdicts", {}).items()},
         # the statistic each verdict judged, so a page can quote the profile's number beside its verdict
         "statistics": {item: row.get("ours") for item, row in sidecar.get("verdicts", {}).items()},
