@@ -22,15 +22,20 @@ help: ## this list
 	@echo "PROFILE=quick|full|custom selects the profile (default quick); JOBS=N notebooks at once (default: one per core); PAPER=soc only that chapter"
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  make \1\t\2/' | expand -t 22
 
+# JupyterLab's settings in .venv (not ~/.jupyter): jupytext opens the notebooks' .md on a double click;
+# Binder's postBuild copies the same file. The kernel's display name is the one in the notebooks' headers:
+# with another, JupyterLab rewrites the header when it opens a notebook (and the figure goes stale).
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.d/intellimetry.json
 # pip --no-compile: Python compiles the modules the notebooks import when first imported, instead of pip
 # compiling every module of every package (about 45 CPU s of a first build)
-$(INSTALLED): requirements.txt requirements-lock.txt pyproject.toml
+$(INSTALLED): requirements.txt requirements-lock.txt pyproject.toml jupyterlab-overrides.json
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || \
 	  { echo "Python 3.11 is required (found $(PYTHON)); set PYTHON=/path/to/python3.11"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --no-compile -r requirements.txt -c requirements-lock.txt
 	$(PY) -m pip install --quiet --no-deps -e .
-	$(PY) -m ipykernel install --prefix $(VENV) --name python3 --display-name "Python 3 (intellimetry)" > /dev/null
+	$(PY) -m ipykernel install --prefix $(VENV) --name python3 --display-name "Python 3" > /dev/null
+	mkdir -p $(dir $(LAB_OVERRIDES)) && cp jupyterlab-overrides.json $(LAB_OVERRIDES)
 	touch $@
 
 env: $(INSTALLED) ## create .venv with the pinned environment (every target does this first)
@@ -58,7 +63,7 @@ fig: $(INSTALLED) $(LANGUAGE_DATA) ## one figure: ID=<id> [PARAMS="name=value ..
 	$(PY) -m intellimetry.pipeline run $(ID) $(PARAMS) $(RUN_FLAGS)
 
 # JupyterLab from .venv, rooted at the repository; jupytext opens notebooks/<paper>/<id>.md as notebooks
-# (right-click, Open With, Jupytext Notebook) on the project's python3 kernel. Jupyter refuses root
+# (a double click: LAB_OVERRIDES) on the project's python3 kernel. Jupyter refuses root
 # without --allow-root (containers, CI machines).
 LAB_ARGS ?=
 lab: $(INSTALLED) $(LANGUAGE_DATA) ## JupyterLab on this environment, to re-execute and edit any figure [LAB_ARGS="--no-browser --port 8899"]

@@ -18,6 +18,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import jupytext
 import pytest
 from jupyter_client import BlockingKernelClient
 from jupytext import TextFileContentsManager
@@ -26,6 +27,10 @@ from intellimetry import paths
 from intellimetry.pipeline.runner import run
 
 NOTEBOOK = "notebooks/survival/survival-fig01-levels.md"
+OVERRIDES = "jupyterlab-overrides.json"  # JupyterLab settings that `make env` and Binder's postBuild install
+DOCMANAGER = "@jupyterlab/docmanager-extension:plugin"
+JUPYTEXT_FACTORY = "Jupytext Notebook"  # the document factory jupyterlab-jupytext registers
+KERNEL_NAME = "Python 3"
 VENV_BIN = Path(sys.executable).parent
 STARTUP_S = 90
 REQUEST_S = 20
@@ -139,6 +144,48 @@ def test_the_python3_kernel_is_this_environment_and_runs_outside_the_runner(lab)
     text = "".join(m["content"].get("text", "") for m in printed if m["msg_type"] == "stream")
     assert text.split() == [str(VENV_BIN.parent), "interactive"]
 
+
+@pytest.mark.slow
+def test_a_double_click_opens_a_markdown_file_as_a_jupytext_notebook(lab):
+    """The overrides in .venv make jupytext the default viewer of .md (a Binder link opens it too);
+    without them JupyterLab's default would be the text editor."""
+    setting = lab.request(f"/lab/api/settings/{DOCMANAGER}")
+    viewers = setting["schema"]["properties"]["defaultViewers"]["default"]
+    assert viewers["markdown"] == viewers["myst"] == JUPYTEXT_FACTORY
+    assert "defaultViewers" not in setting["raw"]  # from the environment, not a user setting
+    assert lab.request("/api/kernelspecs")["kernelspecs"]["python3"]["spec"]["display_name"] == KERNEL_NAME
+
+
+def jupytext_factories() -> set[str]:
+    """The factory names in the installed jupyterlab-jupytext's scripts (it sets FACTORY="...")."""
+    extension = VENV_BIN.parent / "share/jupyter/labextensions/jupyterlab-jupytext"
+    scripts = "\n".join(script.read_text() for script in extension.rglob("*.js"))
+    return set(re.findall(r'\bFACTORY="([^"]+)"', scripts))
+
+
+def test_make_and_binder_install_the_same_committed_overrides():
+    overrides = json.loads((paths.REPO_ROOT / OVERRIDES).read_text())
+    assert overrides[DOCMANAGER]["defaultViewers"] == {"markdown": JUPYTEXT_FACTORY, "myst": JUPYTEXT_FACTORY}
+    assert jupytext_factories() == {JUPYTEXT_FACTORY}
+    makefile = (paths.REPO_ROOT / "Makefile").read_text()
+    target = re.search(r"^LAB_OVERRIDES := \$\(VENV\)/(\S+)$", makefile, re.MULTILINE).group(1)
+    assert f"cp {OVERRIDES} $(LAB_OVERRIDES)" in makefile
+    post_build = paths.REPO_ROOT / "postBuild"
+    assert os.access(post_build, os.X_OK) and post_build.read_text().startswith("#!/bin/bash\n")
+    assert f'cp {OVERRIDES} "$prefix/{target}"' in post_build.read_text()
+    # Binder ignores environment.yml and postBuild at the root when a binder/ or .binder/ folder exists
+    assert not any((paths.REPO_ROOT / folder).exists() for folder in ("binder", ".binder"))
+
+
+def test_the_kernel_has_the_display_name_of_the_notebooks_headers():
+    """With another name JupyterLab rewrites a notebook's kernelspec when it opens it, and its autosave
+    then changes the file (and makes the figure stale) without the reader editing anything."""
+    names = {jupytext.read(path).metadata["kernelspec"]["display_name"]
+             for path in paths.REPO_ROOT.glob("notebooks/*/*.md")}
+    assert names == {KERNEL_NAME}
+    for installer in ("Makefile", "postBuild"):
+        text = (paths.REPO_ROOT / installer).read_text()
+        assert re.findall(r'ipykernel install .*--display-name "([^"]+)"', text) == [KERNEL_NAME], installer
 
 
 def save_unchanged(root: Path, name: str) -> str:
