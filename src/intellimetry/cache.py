@@ -82,6 +82,8 @@ class ModelCache:
     def __init__(self, code: TrainingCode, root: Path | str | None = None):
         self.code = code
         self.folder = Path(root or MODELS_DIR) / code.namespace
+        # beside the namespaces, not in one: a namespace's folder holds only its items
+        self.locks = Path(root or MODELS_DIR) / ".locks" / code.namespace
 
     def key(self, **inputs: Any) -> str:
         """The content address of an item made from `inputs` (JSON-serialisable) by this code."""
@@ -98,7 +100,7 @@ class ModelCache:
     def claim(self, key: str) -> Iterator[None]:
         """Hold the item's lock: wrap 'look it up, else make and store it' so that two processes
         needing one item make it once. The OS drops the lock when its holder dies. Never nest claims."""
-        with exclusive_lock(self.folder / ".locks" / f"{key}.lock"):
+        with exclusive_lock(self.locks / f"{key}.lock"):
             yield
 
     def load_json(self, key: str) -> dict | None:
