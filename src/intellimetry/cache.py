@@ -22,6 +22,7 @@ import hashlib
 import inspect
 import json
 import os
+import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
@@ -82,8 +83,10 @@ class ModelCache:
     def __init__(self, code: TrainingCode, root: Path | str | None = None):
         self.code = code
         self.folder = Path(root or MODELS_DIR) / code.namespace
-        # beside the namespaces, not in one: a namespace's folder holds only its items
-        self.locks = Path(root or MODELS_DIR) / ".locks" / code.namespace
+        # the items' locks live outside the cache, which holds only items: in the system's temporary
+        # folder, one subfolder per cache root (processes on this machine sharing a cache share them)
+        root_id = hashlib.sha256(str(self.folder.parent.resolve()).encode()).hexdigest()[:16]
+        self.locks = Path(tempfile.gettempdir()) / "intellimetry-locks" / root_id / code.namespace
 
     def key(self, **inputs: Any) -> str:
         """The content address of an item made from `inputs` (JSON-serialisable) by this code."""
