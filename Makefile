@@ -26,13 +26,11 @@ help: ## this list
 # Binder's postBuild copies the same file. The kernel's display name is the one in the notebooks' headers:
 # with another, JupyterLab rewrites the header when it opens a notebook (and the figure goes stale).
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.d/intellimetry.json
-# pip --no-compile: Python compiles the modules the notebooks import when first imported, instead of pip
-# compiling every module of every package (about 45 CPU s of a first build)
 $(INSTALLED): requirements.txt requirements-lock.txt pyproject.toml jupyterlab-overrides.json
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || \
 	  { echo "Python 3.11 is required (found $(PYTHON)); set PYTHON=/path/to/python3.11"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --no-compile -r requirements.txt -c requirements-lock.txt
+	$(PY) -m pip install --quiet -r requirements.txt -c requirements-lock.txt
 	$(PY) -m pip install --quiet --no-deps -e .
 	$(PY) -m ipykernel install --prefix $(VENV) --name python3 --display-name "Python 3" > /dev/null
 	mkdir -p $(dir $(LAB_OVERRIDES)) && cp jupyterlab-overrides.json $(LAB_OVERRIDES)
