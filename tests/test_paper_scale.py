@@ -67,8 +67,8 @@ def yaml_with(paper_scale: str) -> str:
     ("paper_scale: {offline: '', params: n=5, layout: a folder}\n", "offline must be a non-empty text"),
     ("paper_scale: {offline: digits, params: data_dir=/x, layout: a folder}\n", "unknown parameter 'data_dir'"),
     ("paper_scale: {offline: digits, params: n=5000, layout: a folder}\n", "'n': 5000 is not allowed"),
-    ("paper_scale: {offline: digits, params: n=5 n=6, layout: a folder}\n", "each name once"),
-    ("paper_scale: {offline: digits, params: n, layout: a folder}\n", "must be name=value"),
+    ("paper_scale: {offline: digits, params: n=5 n=6, layout: a folder}\n", "given twice"),
+    ("paper_scale: {offline: digits, params: n, layout: a folder}\n", "must look like name=value"),
 ])
 def test_the_registry_refuses_a_malformed_paper_scale(tmp_path, paper_scale, message):
     write_figure(tmp_path, "survival-fig01-tiny")

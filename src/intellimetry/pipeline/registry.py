@@ -268,14 +268,25 @@ def _paper_scale(raw, figure: Figure, where: str) -> PaperScale:
                       layout=" ".join(texts["layout"].split()))
 
 
+def add_override(overrides: dict[str, str], word: str) -> None:
+    """Add one command-line word `name=value` to `overrides`, refusing another shape or a name given twice
+    (the one reading of overrides: the runner's command line and the YAMLs' paper_scale runs)."""
+    name, sep, value = word.partition("=")
+    name = name.strip()
+    if not sep or not name:
+        raise ParameterError(f"override {word!r} must look like name=value "
+                             f"(or, if it is meant as a figure id, like {paths.FIGURE_ID_FORM})")
+    if name in overrides:
+        raise ParameterError(f"parameter {name!r} is given twice ({name}={overrides[name]} and "
+                             f"{word}); give it once")
+    overrides[name] = value.strip()
+
+
 def _overrides(text: str) -> dict[str, str]:
     """'a=1 b=x,y' -> {'a': '1', 'b': 'x,y'}, as `make fig PARAMS=...` passes them to the runner."""
-    overrides = {}
+    overrides: dict[str, str] = {}
     for word in text.split():
-        name, sep, value = word.partition("=")
-        if not sep or not name or name in overrides:
-            raise ParameterError(f"{word!r} must be name=value, each name once")
-        overrides[name] = value
+        add_override(overrides, word)
     return overrides
 
 

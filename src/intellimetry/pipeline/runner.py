@@ -42,7 +42,14 @@ from intellimetry.pipeline.hashing import (
     stale_reasons,
 )
 from intellimetry.pipeline.project import Project, read_sidecar
-from intellimetry.pipeline.registry import CUSTOM, DECLARABLE_PROFILES, Figure, ParameterError, RegistryError
+from intellimetry.pipeline.registry import (
+    CUSTOM,
+    DECLARABLE_PROFILES,
+    Figure,
+    ParameterError,
+    RegistryError,
+    add_override,
+)
 from intellimetry.pipeline.schedule import (
     available_cores,
     expected_seconds,
@@ -99,20 +106,10 @@ def split_targets(words: list[str]) -> tuple[list[str], dict[str, str]]:
     """Command-line words -> (figure ids, {name: value}); anything else is refused with the reason."""
     ids, overrides = [], {}
     for word in words:
-        name, sep, value = word.partition("=")
-        if not sep:
-            if paths.is_figure_id(word):
-                ids.append(word)
-                continue
-            raise ParameterError(f"override {word!r} must look like name=value "
-                                 f"(or, if it is meant as a figure id, like {paths.FIGURE_ID_FORM})")
-        name = name.strip()
-        if not name:
-            raise ParameterError(f"override {word!r} must look like name=value")
-        if name in overrides:
-            raise ParameterError(f"parameter {name!r} is given twice ({name}={overrides[name]} and "
-                                 f"{word}); give it once")
-        overrides[name] = value.strip()
+        if "=" not in word and paths.is_figure_id(word):
+            ids.append(word)
+        else:
+            add_override(overrides, word)
     return ids, overrides
 
 
