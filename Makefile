@@ -26,12 +26,19 @@ help: ## this list
 # Binder's postBuild copies the same file. The kernel's display name is the one in the notebooks' headers:
 # with another, JupyterLab rewrites the header when it opens a notebook (and the figure goes stale).
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.d/intellimetry.json
+# The install: pip takes torch first (pip's own configuration may point it at a local CPU build, which
+# uv would not look for); uv installs the rest in parallel, about a minute faster than pip on 2 cores.
+# Bytecode is compiled at install: where PYTHONDONTWRITEBYTECODE is set, every notebook kernel
+# would otherwise compile torch and the rest from source on each import.
+UV_VERSION := 0.13.9
+UV := $(VENV)/bin/uv
 $(INSTALLED): requirements.txt requirements-lock.txt pyproject.toml jupyterlab-overrides.json
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || \
 	  { echo "Python 3.11 is required (found $(PYTHON)); set PYTHON=/path/to/python3.11"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet -r requirements.txt -c requirements-lock.txt
-	$(PY) -m pip install --quiet --no-deps -e .
+	$(PY) -m pip install --quiet -c requirements-lock.txt torch uv==$(UV_VERSION)
+	$(UV) pip install --quiet --compile-bytecode --python $(PY) -r requirements.txt -c requirements-lock.txt
+	$(UV) pip install --quiet --compile-bytecode --python $(PY) --no-deps -e .
 	$(PY) -m ipykernel install --prefix $(VENV) --name python3 --display-name "Python 3" > /dev/null
 	mkdir -p $(dir $(LAB_OVERRIDES)) && cp jupyterlab-overrides.json $(LAB_OVERRIDES)
 	touch $@
