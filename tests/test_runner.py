@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from intellimetry.paths import paper_of
-from intellimetry.pipeline import runner
+from intellimetry.pipeline import prepare, runner
 from intellimetry.pipeline.project import Project
 from intellimetry.pipeline.registry import ParameterError, RegistryError
-from intellimetry.pipeline.runner import RunError, plan, run
+from intellimetry.pipeline.runner import RunError, plan, run, select
 
 
 def outputs(project: Project, profile: str, fig_id: str) -> dict[str, bytes]:
@@ -421,3 +421,76 @@ def test_a_library_edit_made_while_a_notebook_runs_leaves_the_figure_stale(built
     run(built, ["survival-fig01-tiny"], force=True, out=io.StringIO())
     monkeypatch.setattr(papermill, "execute_notebook", real_execute)
     assert stale_ids(built) == {"survival-fig01-tiny": ["library changed: src/intellimetry/survival/__init__.py"]}
+
+
+# ----------------------------------------------------------------- preparation steps (YAML `requires`)
+
+def needs_fake_step(monkeypatch, project: Project, tmp_path: Path, wait_for: Path | None = None,
+                    fail: bool = False) -> prepare.Preparation:
+    """Register a step 'fake-data' that writes a file (after `wait_for` exists, if given, or fails), and
+    make survival-fig01-tiny require it and read the file."""
+    data = tmp_path / "prepared" / "fetched.txt"
+    code = "\n".join([
+        "import pathlib, sys, time",
+        "deadline = time.monotonic() + 120",
+        f"wait = {str(wait_for) if wait_for else ''!r}",
+        "while wait and not pathlib.Path(wait).exists() and time.monotonic() < deadline: time.sleep(0.2)",
+        "sys.exit(3) if wait and not pathlib.Path(wait).exists() else None",
+        f"sys.exit(4) if {fail} else pathlib.Path({str(data)!r}).write_text('fetched')",
+    ])
+    step = prepare.Preparation("fake-data", ("-c", code), tmp_path / "prepared" / "fake.stamp", "test data")
+    data.parent.mkdir(parents=True, exist_ok=True)
+    monkeypatch.setitem(prepare.PREPARATIONS, "fake-data", step)
+    edit(project, "survival-fig01-tiny", ".yaml", "timeout: 60", "timeout: 60\nrequires: [fake-data]")
+    edit(project, "survival-fig01-tiny", ".md", "if fail:", f"assert open({str(data)!r}).read() == 'fetched'\nif fail:")
+    return step
+
+
+def test_a_missing_preparation_runs_beside_the_figures_that_do_not_need_it(monkeypatch, mini_project, tmp_path):
+    # the step finishes only once soc-fig02-tiny is published: it fails unless that figure ran meanwhile
+    soc_sidecar = mini_project.sidecar("quick", mini_project.figures()["soc-fig02-tiny"])
+    step = needs_fake_step(monkeypatch, mini_project, tmp_path, wait_for=soc_sidecar)
+    report = io.StringIO()
+    assert len(run(mini_project, [], jobs=2, out=report)) == 2
+    lines = report.getvalue()
+    assert step.done and "preparing fake-data (test data)" in lines
+    assert lines.index("soc-fig02-tiny (quick) done") < lines.index("prepared fake-data") \
+        < lines.index("survival-fig01-tiny (quick) done")
+    assert stale_ids(mini_project) == {}
+    report = io.StringIO()
+    run(mini_project, ["survival-fig01-tiny"], force=True, jobs=2, out=report)  # the stamp is there
+    assert "preparing" not in report.getvalue()
+
+
+def test_one_at_a_time_a_preparation_runs_first(monkeypatch, mini_project, tmp_path):
+    step = needs_fake_step(monkeypatch, mini_project, tmp_path)
+    report = io.StringIO()
+    assert len(run(mini_project, [], jobs=1, out=report)) == 2
+    assert step.done and report.getvalue().index("prepared fake-data") < report.getvalue().index("[1/2]")
+
+
+def test_a_failed_preparation_stops_the_build_and_publishes_nothing_that_needs_it(monkeypatch, mini_project,
+                                                                                  tmp_path):
+    step = needs_fake_step(monkeypatch, mini_project, tmp_path, fail=True)
+    for jobs in (1, 2):
+        with pytest.raises(prepare.PreparationError, match="'fake-data' \\(test data\\) failed with exit code 4"):
+            run(mini_project, [], jobs=jobs, out=io.StringIO())
+        assert not step.done
+        assert outputs(mini_project, "quick", "survival-fig01-tiny") == {}
+
+
+def test_requires_names_a_known_step(mini_project):
+    edit(mini_project, "soc-fig02-tiny", ".yaml", "timeout: 60", "timeout: 60\nrequires: [no-such-step]")
+    with pytest.raises(RegistryError, match="unknown step\\(s\\) \\['no-such-step'\\]; allowed: language-data"):
+        select(mini_project.figures(), ["soc-fig02-tiny"])
+    edit(mini_project, "soc-fig02-tiny", ".yaml", "[no-such-step]", "language-data")
+    with pytest.raises(RegistryError, match="requires must be a list"):
+        select(mini_project.figures(), ["soc-fig02-tiny"])
+
+
+def test_the_language_figures_require_the_language_data():
+    figures = Project.at().figures()
+    needing = {fig_id for fig_id, figure in figures.items() if "language-data" in figure.requires}
+    assert needing == {f"survival-fig{n:02d}-{slug}" for n, slug in (
+        (4, "search"), (6, "coding"), (7, "mathematics"), (8, "qa"), (9, "writing"), (10, "languages"),
+        (11, "fit-quality"), (12, "model-size"), (13, "prediction"))}

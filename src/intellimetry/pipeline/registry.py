@@ -15,6 +15,7 @@ from pathlib import Path
 import yaml
 
 from intellimetry import PAPERS, paths
+from intellimetry.pipeline.prepare import check_names
 
 PROFILES = ("quick", "full")
 CUSTOM = "custom"
@@ -130,6 +131,7 @@ class Figure:
     params: dict[str, ParamSpec] = field(hash=False)
     profiles: dict[str, dict] = field(hash=False)
     paper_scale: PaperScale | None = field(default=None, hash=False)
+    requires: tuple[str, ...] = ()  # preparation steps (intellimetry.pipeline.prepare) run before it
 
     def resolve(self, profile: str = "quick", overrides: dict[str, str] | None = None) -> dict:
         """Validated parameters: quick, full or smoke, plus string overrides (which make it `custom`)."""
@@ -147,8 +149,8 @@ class Figure:
         return values
 
 
-SPEC_KEYS = {"title", "timeout", "inputs", "depends", "extends", "parameters", "profiles", "paper_scale"}
-FRAGMENT_KEYS = {"parameters", "profiles", "paper_scale"}
+SPEC_KEYS = {"title", "timeout", "inputs", "depends", "extends", "parameters", "profiles", "paper_scale", "requires"}
+FRAGMENT_KEYS = {"parameters", "profiles", "paper_scale", "requires"}
 PAPER_SCALE_KEYS = ("offline", "params", "layout")
 
 
@@ -189,6 +191,8 @@ def _with_fragment(raw: dict, spec_path: Path) -> dict:
     merged["profiles"] = profiles
     if "paper_scale" not in raw and "paper_scale" in fragment:
         merged["paper_scale"] = fragment["paper_scale"]  # the figure's own replaces it whole
+    if "requires" in fragment:
+        merged["requires"] = [*_as_list(fragment["requires"]), *_as_list(raw.get("requires"))]
     return merged
 
 
@@ -241,7 +245,17 @@ def load_figure(spec_path: Path) -> Figure:
             raise RegistryError(f"{where}: profile {profile!r}: {err}") from None
     if "paper_scale" in raw:
         figure = replace(figure, paper_scale=_paper_scale(raw["paper_scale"], figure, where))
+    if "requires" in raw:
+        try:
+            figure = replace(figure, requires=check_names(raw["requires"], where))
+        except ValueError as err:
+            raise RegistryError(str(err)) from None
     return figure
+
+
+def _as_list(value) -> list:
+    """A `requires` value to merge: a list as it is, anything else as one item (checked later)."""
+    return list(value) if isinstance(value, list | tuple) else [] if value is None else [value]
 
 
 def _paper_scale(raw, figure: Figure, where: str) -> PaperScale:

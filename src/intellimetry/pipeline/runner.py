@@ -2,6 +2,7 @@
 
     python -m intellimetry.pipeline list
     python -m intellimetry.pipeline show ID
+    python -m intellimetry.pipeline prepare STEP   (a run does a missing one itself: YAML `requires`)
     python -m intellimetry.pipeline run [ID ...] [name=value ...] [--profile quick|full|smoke]
                                         [--paper PAPER ...] [--dry-run] [--force] [--jobs N]
 
@@ -23,6 +24,7 @@ import json
 import logging
 import multiprocessing
 import os
+import queue
 import re
 import shutil
 import sys
@@ -41,6 +43,7 @@ from intellimetry.pipeline.hashing import (
     reference_inputs,
     stale_reasons,
 )
+from intellimetry.pipeline.prepare import PREPARATIONS, PreparationError, missing, run_preparation
 from intellimetry.pipeline.project import Project, read_sidecar
 from intellimetry.pipeline.registry import (
     CUSTOM,
@@ -327,11 +330,12 @@ def run(project: Project, ids: list[str], profile: str = "quick", overrides: dic
         commit = git_commit(project.root)
         started = time.monotonic()
         jobs = min(jobs, len(stale))
+        preparations = missing(stale)
         with environment(**thread_environment(jobs)):
             if jobs > 1:
-                built = _run_parallel(project, order_for_parallel(project, stale), commit, jobs, out)
+                built = _run_parallel(project, order_for_parallel(project, stale), commit, jobs, out, preparations)
             else:
-                built = _run_sequential(project, stale, commit, out)
+                built = _run_sequential(project, stale, commit, out, preparations)
         print(summary(time.monotonic() - started, built, len(tasks) - len(stale), jobs), file=out, flush=True)
     if broken:
         raise RegistryError(f"{len(broken)} figure file(s) could not be read:\n  " + "\n  ".join(broken))
@@ -347,7 +351,15 @@ def order_for_parallel(project: Project, stale: list[Task]) -> list[Task]:
     return longest_first(stale, seconds, key=lambda task: task.figure.id)
 
 
-def _run_sequential(project: Project, stale: list[Task], commit: str, out) -> list[dict]:
+def _prepare_all(names: list[str], out) -> None:
+    for name in names:
+        print(f"preparing {name} ({PREPARATIONS[name].help}) ...", file=out, flush=True)
+        seconds = run_preparation(PREPARATIONS[name])
+        print(f"prepared {name} in {seconds:.0f} s", file=out, flush=True)
+
+
+def _run_sequential(project: Project, stale: list[Task], commit: str, out, preparations=()) -> list[dict]:
+    _prepare_all(list(preparations), out)
     progress_bar = sys.stderr.isatty()
     built = []
     for number, task in enumerate(stale, 1):
@@ -361,29 +373,56 @@ def _run_sequential(project: Project, stale: list[Task], commit: str, out) -> li
     return built
 
 
-def _execute_numbered(args: tuple) -> tuple[int, dict | None]:
-    number, project, task, commit = args
-    return number, execute_locked(project, task, commit)
-
-
-def _run_parallel(project: Project, stale: list[Task], commit: str, jobs: int, out) -> list[dict]:
-    """Execute in `jobs` worker processes; at a failure or Ctrl-C the workers are stopped at once.
+def _run_parallel(project: Project, stale: list[Task], commit: str, jobs: int, out,
+                  preparations=()) -> list[dict]:
+    """Execute in `jobs` worker processes, in the given order, except that a figure whose preparation
+    step (YAML `requires`) is still running waits while the next figure that needs none takes the
+    free process; the steps themselves run first, as jobs of the same pool. At a failure or Ctrl-C
+    the workers are stopped at once.
 
     A stopped worker leaves its staging folder, which the next run removes; published outputs are
     never touched, since publishing is the last step of a clean run.
     """
     context = multiprocessing.get_context("spawn")
     started = time.monotonic()
-    work = [(number, project, task, commit) for number, task in enumerate(stale)]
+    finished: queue.SimpleQueue = queue.SimpleQueue()  # (what, result, error) from the pool's callbacks
+    unprepared = set(preparations)
+    waiting = list(enumerate(stale))
     print(f"running {len(stale)} figure(s) in {jobs} processes, longest first ...", file=out, flush=True)
-    built = []
+    built, done, in_flight = [], 0, 0
     with context.Pool(jobs, initializer=ignore_interrupts) as pool:  # leaving the block terminates it
-        for done, (number, sidecar) in enumerate(pool.imap_unordered(_execute_numbered, work), 1):
-            task = stale[number]
-            took = f"done in {sidecar['wall_time_s']:.1f} s" if sidecar else "built by another runner"
+        def launch(function, args, what) -> None:
+            pool.apply_async(function, args, callback=lambda result: finished.put((what, result, None)),
+                             error_callback=lambda error: finished.put((what, None, error)))
+
+        for name in preparations:
+            print(f"preparing {name} ({PREPARATIONS[name].help}) beside the figures that do not need it ...",
+                  file=out, flush=True)
+            launch(run_preparation, (PREPARATIONS[name],), name)
+            in_flight += 1
+        while waiting or in_flight:
+            while in_flight < jobs:
+                ready = next((item for item in waiting if not unprepared & set(item[1].figure.requires)), None)
+                if ready is None:
+                    break
+                waiting.remove(ready)
+                launch(execute_locked, (project, ready[1], commit), ready[0])
+                in_flight += 1
+            what, result, error = finished.get()
+            in_flight -= 1
+            if error is not None:
+                raise error
+            if isinstance(what, str):  # a preparation step
+                unprepared.discard(what)
+                print(f"prepared {what} in {result:.0f} s ({time.monotonic() - started:.0f} s elapsed)",
+                      file=out, flush=True)
+                continue
+            done += 1
+            task = stale[what]
+            took = f"done in {result['wall_time_s']:.1f} s" if result else "built by another runner"
             print(f"[{done}/{len(stale)}] {task.figure.id} ({task.profile}) {took} "
                   f"({time.monotonic() - started:.0f} s elapsed)", file=out, flush=True)
-            built += [sidecar] if sidecar else []
+            built += [result] if result else []
     return built
 
 
@@ -456,6 +495,8 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("list", help="list figure ids")
     show = sub.add_parser("show", help="a figure's files, imports, inputs, book page and parameters")
     show.add_argument("id")
+    prepare_p = sub.add_parser("prepare", help="run a preparation step now (a run does a missing one itself)")
+    prepare_p.add_argument("step", choices=sorted(PREPARATIONS))
     run_p = sub.add_parser("run", help="execute stale figures")
     run_p.add_argument("targets", nargs="*", help="figure ids and name=value overrides")
     run_p.add_argument("--profile", default="quick",
@@ -480,6 +521,8 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "show":
             broken = []
             print(describe(project, select(project.figures(broken), [args.id], broken)[0]))
+        elif args.command == "prepare":
+            _prepare_all([args.step], sys.stdout)
         else:
             if args.profile not in DECLARABLE_PROFILES:
                 raise ParameterError(f"unknown profile {args.profile!r}; allowed: {', '.join(DECLARABLE_PROFILES)}"
@@ -487,7 +530,7 @@ def main(argv: list[str] | None = None) -> int:
             ids, overrides = split_targets(args.targets)
             run(project, ids, args.profile, overrides, args.dry_run, args.force, max(1, args.jobs),
                 papers=args.papers)
-    except (ParameterError, RegistryError, RunError, FileNotFoundError) as err:
+    except (ParameterError, RegistryError, RunError, PreparationError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2 if isinstance(err, (ParameterError, RegistryError)) else 1
     except KeyboardInterrupt:
