@@ -419,8 +419,11 @@ class CartPole3DEnv(gymnasium.Env):
     def _push_blocks(self, wind: np.ndarray | None) -> None:
         if not self._blocks or self._episode_novelty == 2:
             return
-        for block, force, position in zip(self._blocks, self.block_forces(wind), self._block_positions):
-            self._call(p.applyExternalForce, block, -1, force.tolist(), position.tolist(), p.WORLD_FRAME)
+        # the per-block calls are the hot loop of every episode: plain lists and no wrapper call
+        client, push = self._client, p.applyExternalForce
+        for block, force, position in zip(self._blocks, self.block_forces(wind).tolist(),
+                                          self._block_positions.tolist()):
+            push(block, -1, force, position, p.WORLD_FRAME, physicsClientId=client)
 
     def _spawn_blocks(self) -> None:
         period = self._value(self._episode_novelty) if self._episode_novelty in (8, 16) else None
@@ -453,10 +456,11 @@ class CartPole3DEnv(gymnasium.Env):
         self._pole_tip = np.array(pole[4]) + self._pole_length * axis
         self._pole_euler = p.getEulerFromQuaternion(pole[5])
         self._pole_angular_velocity = pole[7]
+        client, pose, motion = self._client, p.getBasePositionAndOrientation, p.getBaseVelocity
         positions, velocities = [], []
-        for block in self._blocks:
-            positions.append(self._call(p.getBasePositionAndOrientation, block)[0])
-            velocities.append(self._call(p.getBaseVelocity, block)[0])
+        for block in self._blocks:  # the hot loop of every episode: no wrapper call
+            positions.append(pose(block, physicsClientId=client)[0])
+            velocities.append(motion(block, physicsClientId=client)[0])
         self._block_positions = np.array(positions, dtype=float).reshape(-1, 3)
         self._block_velocities = np.array(velocities, dtype=float).reshape(-1, 3)
         self._limit_block_speeds()
