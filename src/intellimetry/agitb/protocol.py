@@ -10,13 +10,20 @@ A model under test is a plain Python class; a fresh model is `ModelClass()`. It 
 and, optionally:
 
     model.state_key()      a hashable value that is equal whenever two models are equal (and
-                           should differ when they differ). The trace test keeps every state it
-                           has seen; with a key it checks membership in a set, without one it
-                           compares against each earlier state.
+                           should differ when they differ). The trace test (test 3) keeps every
+                           state it has seen; with a key it checks membership in a set, without
+                           one it keeps a copy of every state and compares the model with each
+                           earlier copy. That is SimulatedInfinity² comparisons per repetition
+                           over SimulatedInfinity repetitions, so test 3 grows roughly with SI³:
+                           a pure-Python order-7 lookup without a key took 431 s on test 3 at
+                           SI = 500 alone. Provide it for any run at the paper's SI = 5000.
     model.feed_many(xs)    feed a non-empty int64 array of inputs in order and return the last
                            prediction, leaving the model exactly as feeding them one at a time
                            would. The testbed's warm-ups feed hundreds of millions of inputs at
                            SimulatedInfinity = 5000; a compiled loop makes them cheap.
+
+`protocol_problems` checks a model class against this on a few fresh instances before any test
+(the command line refuses a model that fails it, instead of dying in the middle of the suite).
 """
 from __future__ import annotations
 
@@ -33,6 +40,55 @@ class Model(Protocol):
     def __call__(self, x: int) -> int: ...
     def __eq__(self, other: object) -> bool: ...
     def copy(self) -> "Model": ...
+
+
+REQUIRED = "model(x) -> int in 0..1023, model == other, model.copy(); optional state_key(), feed_many(xs)"
+
+
+def protocol_problems(factory: Callable[[], object]) -> list[str]:
+    """What the class `factory` lacks of the model protocol, found on fresh instances (one fed a
+    single input); an empty list when nothing is missing. It runs no test."""
+    name = getattr(factory, "__name__", repr(factory))
+    try:
+        model, other = factory(), factory()
+    except Exception as error:
+        return [f"{name}() failed ({type(error).__name__}: {error}): a fresh model is {name}() with no arguments"]
+    problems = []
+    if not callable(model):
+        problems.append("model(x) is missing: feeding an input and returning the next prediction needs __call__")
+    if type(model).__eq__ is object.__eq__:
+        problems.append("model == other is missing: without __eq__ two fresh models are never equal (test 1)")
+    for method in ("copy", "state_key", "feed_many"):
+        if hasattr(model, method) and not callable(getattr(model, method)):
+            problems.append(f"{method} is not a method")
+    if not hasattr(model, "copy"):
+        problems.append("copy() is missing: the tests copy models constantly (tests 3, 4, 6 and 12 need it)")
+    if problems:
+        return problems
+    return _probe(model, other)
+
+
+def _probe(model, other) -> list[str]:
+    """Call what the tests call, once each, and report what breaks or returns the wrong kind."""
+    problems = []
+    if hasattr(model, "state_key"):
+        try:
+            hash(model.state_key())
+        except Exception as error:
+            problems.append(f"state_key() must return a hashable value; it raised {type(error).__name__}: {error}")
+    try:
+        duplicate = model.copy()
+        if duplicate is model or duplicate != model:
+            problems.append("copy() must return a new model equal to the original")
+    except Exception as error:
+        problems.append(f"copy() raised {type(error).__name__}: {error}")
+    try:
+        prediction = other(1)
+        if not (isinstance(prediction, (int, np.integer)) and 0 <= prediction <= ALL_ONES):
+            problems.append(f"model(x) returned {prediction!r}; a prediction is an int in 0..{ALL_ONES}")
+    except Exception as error:
+        problems.append(f"model(x) raised {type(error).__name__}: {error}")
+    return problems
 
 
 class Subject:

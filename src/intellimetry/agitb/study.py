@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from intellimetry.agitb.axioms import noisy_sequence
+from intellimetry.agitb.axioms import Context, Result, Settings, measure_liveness, noisy_sequence, run_suite
 from intellimetry.agitb.inputs import ALL_ONES, BITS, SEQUENCE_LENGTH, match, random_input
 from intellimetry.agitb.models import load_model
 from intellimetry.agitb.protocol import Subject
 from intellimetry.agitb.search_space import count_all, count_cyclic_refractory, count_refractory, enumerate_counts
+from intellimetry.parallel import parallel_map
 
 # --------------------------------------------------------------------------- Figure 0: the search space
 
@@ -69,6 +70,27 @@ MARKS = {"pass": "✓", "fail": "✗", "not reached": "·"}
 # Tests whose verdict rests on wall-clock timings, so it can change between runs with the same seed.
 TIMED_TESTS = (12,)
 LIVENESS_KEYS = ("batch", "z", "pairs", "slower", "limit")
+
+
+def run_candidates(candidates: list[str], settings: Settings, seed: int, workers: int = 1,
+                   progress: bool = True) -> tuple[dict[str, list[Result]], dict[str, dict]]:
+    """Every test on every candidate ("run every test" mode), and test 12's measurement for each:
+    (results, liveness), both keyed by candidate in the order given. Candidates run through
+    :func:`intellimetry.parallel.parallel_map` (``workers`` processes, or the Dask cluster in use);
+    the seeded tests give the same verdicts for any ``workers``. Timings, and so test 12, also
+    depend on what else runs on the machine at the time."""
+    jobs = [(name, settings, seed) for name in candidates]
+    outcomes = parallel_map(_candidate_run, jobs, workers=workers, desc="candidates", progress=progress)
+    return ({name: rows for name, (rows, _) in zip(candidates, outcomes)},
+            {name: liveness for name, (_, liveness) in zip(candidates, outcomes)})
+
+
+def _candidate_run(job: tuple[str, Settings, int]) -> tuple[list[Result], dict]:
+    """One candidate's suite, then its liveness measurement (its own generator from the seed)."""
+    name, settings, seed = job
+    factory = load_model(name)
+    rows = run_suite(factory, settings, seed)
+    return rows, measure_liveness(Context(factory, settings, np.random.default_rng(seed)))
 
 
 def first_failure(rows) -> int | None:

@@ -26,11 +26,9 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
-import multiprocessing
 import re
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from importlib import import_module
 from pathlib import Path
@@ -43,6 +41,7 @@ from intellimetry.aiq.teacher import check_cem_settings, cross_entropy_method
 from intellimetry.cache import ModelCache, TrainingCode
 from intellimetry.cartpole import CARTPOLE_MAX_STEPS, RESET_BOUND, BatchCartPole, check_cartpole_physics
 from intellimetry.checks import check_float, check_int
+from intellimetry.parallel import in_process, parallel_map
 
 # Bump when training or scoring changes in a way the source hashes below would not catch.
 CACHE_VERSION = 1
@@ -486,50 +485,37 @@ def rl_pool(task, architectures: Sequence[Architecture], budget: CEMBudget, seed
     Conventions as :func:`intellimetry.aiq.pools.run_pool`: agent ``i`` trains with ``agent_seed(seed, i)``
     unless ``seeds`` gives them; every agent is one JSON record (result and flat weights) in the model
     cache's ``aiq-rl-pools/`` (``cache_dir``: the cache root, None = the shared one), written as soon as it
-    finishes; missing agents train in ``workers`` spawned processes (results do not depend on ``workers``;
-    a script needs the ``if __name__ == "__main__":`` guard)."""
+    finishes; missing agents train through :func:`intellimetry.parallel.parallel_map` (results do not
+    depend on ``workers``; a script needs the ``if __name__ == "__main__":`` guard)."""
     architectures, seeds = _check_pool_arguments(task, architectures, budget, seed, workers, seeds)
     fingerprint = task.fingerprint()
     cache = ModelCache(RL_POOL_CODE, cache_dir)
     keys = [rl_cache_key(task, a, budget, s, fingerprint) for a, s in zip(architectures, seeds)]
     results: list[AgentResult | None] = [_load_cached(cache, k, a, s) for a, s, k in zip(architectures, seeds, keys)]
     missing = [i for i, r in enumerate(results) if r is None]
-    if not missing:
-        return results  # type: ignore[return-value]
-    from tqdm import tqdm
+    jobs = {i: (architectures[i], budget, seeds[i]) for i in missing}
 
-    bar = tqdm(total=len(missing), desc=f"RL pool {task.name}", disable=not progress, leave=False)
-
-    def finish(index: int, result: AgentResult, weights: np.ndarray) -> None:
+    def store(index: int, trained: tuple[AgentResult, np.ndarray]) -> None:  # at once: kept if interrupted
+        result, weights = trained
         cache.store_json(keys[index], {**result.to_dict(), "key": keys[index], "task": task.to_dict(),
                                        "budget": budget.to_dict(), "weights": weights.tolist()})
         results[index] = result
-        bar.update(1)
 
-    try:
-        if workers == 1 or len(missing) == 1:
-            for i in missing:
-                with cache.claim(keys[i]):  # a figure run beside this one may have trained it meanwhile
-                    results[i] = _load_cached(cache, keys[i], architectures[i], seeds[i])
-                    if results[i] is None:
-                        finish(i, *train_policy(task, architectures[i], budget, seeds[i]))
-        else:
-            _train_in_workers(task, architectures, budget, seeds, missing, workers, finish)
-    finally:
-        bar.close()
+    if in_process(workers, len(missing)):
+        from tqdm import tqdm
+
+        for i in tqdm(missing, desc=f"RL pool {task.name}", disable=not progress, leave=False):
+            with cache.claim(keys[i]):  # a figure run beside this one may have trained it meanwhile
+                results[i] = _load_cached(cache, keys[i], architectures[i], seeds[i])
+                if results[i] is None:
+                    store(i, _train_job(task, jobs[i]))
+    else:
+        parallel_map(_train_job, jobs.values(), workers=workers, shared=task, desc=f"RL pool {task.name}",
+                     progress=progress, on_result=lambda j, trained: store(missing[j], trained))
     return results  # type: ignore[return-value]
 
 
-def _train_in_workers(task, architectures, budget, seeds, missing, workers, finish) -> None:
-    if getattr(multiprocessing.current_process(), "_inheriting", False):
-        raise RuntimeError("rl_pool(workers > 1) was called while a worker process was starting: put the "
-                           "script's top-level code under `if __name__ == '__main__':`")
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(workers, len(missing)), mp_context=context) as pool:
-        futures = {pool.submit(train_policy, task, architectures[i], budget, seeds[i]): i for i in missing}
-        try:
-            for future in as_completed(futures):
-                finish(futures[future], *future.result())
-        except BaseException:
-            pool.shutdown(wait=True, cancel_futures=True)
-            raise
+def _train_job(task, job: tuple[Architecture, CEMBudget, int]) -> tuple[AgentResult, np.ndarray]:
+    """One missing pool member, wherever parallel_map runs it."""
+    architecture, budget, seed = job
+    return train_policy(task, architecture, budget, seed)

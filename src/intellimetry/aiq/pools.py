@@ -23,10 +23,8 @@ from __future__ import annotations
 
 import hashlib
 import math
-import multiprocessing
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
@@ -38,6 +36,7 @@ from intellimetry.aiq.domains import check_cartpole_physics
 from intellimetry.cache import ModelCache, TrainingCode
 from intellimetry.cartpole import BatchCartPole
 from intellimetry.checks import check_int
+from intellimetry.parallel import in_process, parallel_map
 
 KINDS = ("mlp", "conv")
 OPTIMISERS = ("adam", "sgd")
@@ -472,26 +471,10 @@ def _store(cache: ModelCache, key: str, result: AgentResult, fingerprint: str, d
                            "budget": budget.to_dict()})
 
 
-_WORKER_ARRAYS: _Arrays | None = None
-
-
-def _init_worker(arrays: _Arrays) -> None:
-    """Runs once per worker process: keep the data (sent once, not per task), one torch thread."""
-    global _WORKER_ARRAYS
-    _WORKER_ARRAYS = arrays
-    torch.set_num_threads(1)
-    try:
-        torch.set_num_interop_threads(1)
-    except RuntimeError:  # already set or inter-op pool already started
-        pass
-    _warm_up()
-
-
-def _train_in_worker(index: int, architecture: Architecture, budget: Budget, seed: int,
-                     control: ControlTask | None) -> tuple[int, AgentResult]:
-    if _WORKER_ARRAYS is None:
-        raise RuntimeError("pool worker used without its initializer")
-    return index, train_agent(_WORKER_ARRAYS, architecture, budget, seed, threads=1, control=control)
+def _train_task(arrays: _Arrays, task: tuple[Architecture, Budget, int, ControlTask | None]) -> AgentResult:
+    """One missing agent, wherever parallel_map runs it (one torch thread: results do not depend on it)."""
+    architecture, budget, seed, control = task
+    return train_agent(arrays, architecture, budget, seed, threads=1, control=control)
 
 
 def run_pool(data, architectures: Sequence[Architecture], budget: Budget, seed: int, cache_dir,
@@ -502,13 +485,13 @@ def run_pool(data, architectures: Sequence[Architecture], budget: Budget, seed: 
     ``cache_dir``: the model cache's root (None: ``.cache/models``); agents live in its ``aiq-pools/``.
 
     Agent ``i`` trains with ``agent_seed(seed, i)`` unless ``seeds`` gives the per-agent seeds
-    explicitly. Cached agents are loaded; the others are trained, in ``workers`` spawned processes
-    when ``workers > 1`` and more than one agent is missing, and each is written to the cache (one
-    atomic JSON file) as soon as it finishes, so an interrupted pool keeps its finished agents.
-    Workers are started with "spawn" (each gets the arrays once, through its initializer, and runs
-    torch on one thread), so results do not depend on ``workers``; starting them costs a few seconds
-    (torch import), worth it only when the missing agents take longer than that. A script calling
-    this with ``workers > 1`` needs the usual ``if __name__ == "__main__":`` guard (notebooks do not).
+    explicitly. Cached agents are loaded; the others are trained through
+    :func:`intellimetry.parallel.parallel_map` (``workers`` spawned processes, or the Dask cluster in
+    use) when more than one is missing, else here, and each is written to the cache (one atomic JSON
+    file) as soon as it finishes, so an interrupted pool keeps its finished agents. Every agent trains
+    on one torch thread with its own seed, so results do not depend on ``workers``; starting workers
+    costs a few seconds (torch import), worth it only when the missing agents take longer than that.
+    A script calling this with ``workers > 1`` needs the usual ``if __name__ == "__main__":`` guard.
     ``control`` (CartPole data only) also scores every network as a controller (``AgentResult.control``)."""
     architectures = list(architectures)
     for i, a in enumerate(architectures):
@@ -544,43 +527,23 @@ def run_pool(data, architectures: Sequence[Architecture], budget: Budget, seed: 
         if results[i] is None:
             missing.append(i)
 
-    if missing:
+    tasks = {i: (architectures[i], budget, seeds[i], control) for i in missing}
+
+    def store(index: int, result: AgentResult) -> None:  # at once: an interrupted pool keeps its agents
+        _store(cache, keys[index], result, fingerprint, arrays.name, budget)
+        results[index] = result
+
+    if in_process(workers, len(missing)):
         from tqdm import tqdm
 
-        bar = tqdm(total=len(missing), desc=f"pool {arrays.name}", disable=not progress, leave=False)
-
-        def finish(index: int, result: AgentResult) -> None:
-            _store(cache, keys[index], result, fingerprint, arrays.name, budget)
-            results[index] = result
-            bar.update(1)
-
-        try:
-            if workers == 1 or len(missing) == 1:
-                for i in missing:
-                    with cache.claim(keys[i]):  # a figure run beside this one may have trained it meanwhile
-                        results[i] = _load_cached(cache, keys[i], architectures[i], seeds[i])
-                        if results[i] is None:
-                            finish(i, train_agent(arrays, architectures[i], budget, seeds[i], threads=1,
-                                                  control=control))
-            else:
-                if getattr(multiprocessing.current_process(), "_inheriting", False):
-                    # A spawned child is re-running an unguarded main script: fail now (the parent then
-                    # sees a broken pool) instead of hanging in ProcessPoolExecutor's shutdown.
-                    raise RuntimeError("run_pool(workers > 1) was called while a worker process was starting: "
-                                       "put the script's top-level code under `if __name__ == '__main__':`")
-                context = multiprocessing.get_context("spawn")
-                with ProcessPoolExecutor(max_workers=min(workers, len(missing)), mp_context=context,
-                                         initializer=_init_worker, initargs=(arrays,)) as pool:
-                    futures = [pool.submit(_train_in_worker, i, architectures[i], budget, seeds[i], control)
-                               for i in missing]
-                    try:
-                        for future in as_completed(futures):
-                            finish(*future.result())
-                    except BaseException:
-                        pool.shutdown(wait=True, cancel_futures=True)
-                        raise
-        finally:
-            bar.close()
+        for i in tqdm(missing, desc=f"pool {arrays.name}", disable=not progress, leave=False):
+            with cache.claim(keys[i]):  # a figure run beside this one may have trained it meanwhile
+                results[i] = _load_cached(cache, keys[i], architectures[i], seeds[i])
+                if results[i] is None:
+                    store(i, _train_task(arrays, tasks[i]))
+    else:
+        parallel_map(_train_task, tasks.values(), workers=workers, shared=arrays, desc=f"pool {arrays.name}",
+                     progress=progress, on_result=lambda j, result: store(missing[j], result))
     return results  # type: ignore[return-value]
 
 

@@ -45,10 +45,11 @@ def record_avalanches(pile: Sandpile, n_grains: int, rng: np.random.Generator, k
 
 
 def fit_avalanche_exponent(sizes, s_min: int, s_max: int, resamples: int, rng: np.random.Generator,
-                           level: float = 0.95) -> dict:
-    """tau of P(s) ∝ s^-tau by discrete MLE on [s_min, s_max], with a percentile bootstrap interval."""
+                           level: float = 0.95, workers: int = 1) -> dict:
+    """tau of P(s) ∝ s^-tau by discrete MLE on [s_min, s_max], with a percentile bootstrap interval
+    (``workers``: see :func:`intellimetry.stats.fit_with_interval`; the values do not depend on it)."""
     sizes = np.asarray(sizes)
-    fit, interval = fit_with_interval(sizes, s_min, s_max, resamples, rng, level)
+    fit, interval = fit_with_interval(sizes, s_min, s_max, resamples, rng, level, workers)
     return {"tau": fit.alpha, "tau_se": fit.sigma, "ci_low": interval.low, "ci_high": interval.high,
             "s_min": s_min, "s_max": s_max, "avalanches_in_range": fit.n,
             "avalanches": int(sizes.size), "nonzero": int((sizes > 0).sum())}

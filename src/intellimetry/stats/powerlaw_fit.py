@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import asdict, dataclass
+from functools import partial
 
 import numpy as np
 from scipy import special, stats
@@ -116,16 +117,21 @@ def _line_fit(k: np.ndarray, frequency: np.ndarray, k_min: int, k_max: int) -> L
 
 
 def fit_with_interval(samples, k_min: int, k_max: int, resamples: int, rng: np.random.Generator,
-                      level: float = 0.95):
+                      level: float = 0.95, workers: int = 1):
     """The discrete MLE on [k_min, k_max] and a percentile bootstrap interval of its alpha over the
-    samples in that range: (PowerLawFit, Interval)."""
+    samples in that range: (PowerLawFit, Interval).
+
+    ``workers``: processes refitting the resamples of a range wider than MAX_SUMMED_RANGE (one
+    powerlaw fit per resample; same values for any count). A narrower range solves every resample
+    at once in this process: there the draws from `rng`, which must stay in order, cost about as
+    much as the solving, so workers would not pay for their start."""
     inside = _inside(samples, k_min, k_max)
     fit = fit_discrete_power_law(inside, k_min, k_max)
     if k_max is not None and k_max - k_min <= MAX_SUMMED_RANGE:
         interval = _bootstrap_truncated_mle(inside, fit.alpha, k_min, k_max, resamples, rng, level)
     else:
-        interval = bootstrap_interval(inside, lambda s: _alpha_or_nan(s, k_min, k_max), resamples, rng,
-                                      level=level)
+        interval = bootstrap_interval(inside, partial(_alpha_or_nan, k_min=k_min, k_max=k_max), resamples, rng,
+                                      level=level, workers=workers)
     return fit, interval
 
 

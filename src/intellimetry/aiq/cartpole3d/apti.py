@@ -11,16 +11,14 @@ so 0.5 is the baseline's level, 1 means the baseline scored 0, 0 means the agent
 
 Every trial starts from a fresh copy of the agent's pre-trained state, so trials are independent; the
 episode seeds of trial t come from (seed, t) alone, so the pre-novelty episodes are the same for every
-novelty and every agent (common random numbers). Trials can run in spawned worker processes; the results
+novelty and every agent (common random numbers). Trials run through the shared parallel map; the results
 do not depend on the number of workers.
 """
 from __future__ import annotations
 
 import copy
 import math
-import multiprocessing
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Mapping, Sequence
 
@@ -30,6 +28,7 @@ from intellimetry.aiq.cartpole3d import LEVELS, NOVELTIES, CartPole3DEnv
 from intellimetry.aiq.cartpole3d.agents import Agent
 from intellimetry.aiq.pools import stable_seed
 from intellimetry.checks import check_choice, check_float, check_int
+from intellimetry.parallel import parallel_map
 from intellimetry.stats import mean_interval
 
 BASELINE = "baseline"
@@ -134,31 +133,15 @@ def _interval(values: Sequence[float]) -> tuple[float, float, float]:
     return interval.estimate, interval.low, interval.high
 
 
-_WORKER_AGENTS: Mapping[str, Agent] | None = None
-
-
-def _init_worker(agents: Mapping[str, Agent]) -> None:
-    import torch
-
-    global _WORKER_AGENTS
-    _WORKER_AGENTS = agents
-    torch.set_num_threads(1)
-
-
-def _trial_in_worker(name: str, novelty: int, level: str, seed: int, settings: TrialSettings) -> TrialResult:
-    if _WORKER_AGENTS is None:
-        raise RuntimeError("trial worker used without its initializer")
-    return run_trial(_WORKER_AGENTS[name], novelty, level, seed, settings)
-
-
 def run_apti(agents: Mapping[str, Agent], baseline: Agent, novelties: Sequence[int], level: str = "easy",
              trials: int = 3, settings: TrialSettings = TrialSettings(), seed: int = 0, workers: int = 1,
              progress: bool = True) -> list[APTIResult]:
     """APTI of every agent (and of the baseline itself, 0.5 by construction) on every novelty at `level`.
 
     Results are ordered baseline first, then `agents` in their order, each over `novelties` in order.
-    ``workers > 1`` runs trials in spawned processes (a script needs the ``if __name__ == "__main__":``
-    guard); results are identical to ``workers=1``."""
+    Trials run through :func:`intellimetry.parallel.parallel_map` (``workers`` spawned processes, or the
+    Dask cluster in use; a script needs the ``if __name__ == "__main__":`` guard); results are identical
+    to ``workers=1``."""
     if BASELINE in agents:
         raise ValueError(f"agent name {BASELINE!r} is reserved for the baseline; rename that agent")
     for n in novelties:
@@ -169,7 +152,9 @@ def run_apti(agents: Mapping[str, Agent], baseline: Agent, novelties: Sequence[i
     seed = check_int("seed", seed, 0)
     everyone = {BASELINE: baseline, **agents}
     tasks = [(name, n, t) for name in everyone for n in novelties for t in range(trials)]
-    outcomes = dict(zip(tasks, _run_tasks(everyone, tasks, level, seed, settings, workers, progress)))
+    jobs = [(name, n, level, trial_seed(seed, t), settings) for name, n, t in tasks]
+    outcomes = dict(zip(tasks, parallel_map(_trial_task, jobs, workers=workers, shared=everyone,
+                                            desc="CartPole3D trials", progress=progress)))
 
     results = []
     for name in everyone:
@@ -185,30 +170,7 @@ def run_apti(agents: Mapping[str, Agent], baseline: Agent, novelties: Sequence[i
     return results
 
 
-def _run_tasks(everyone: Mapping[str, Agent], tasks, level: str, seed: int, settings: TrialSettings,
-               workers: int, progress: bool) -> list[TrialResult]:
-    from tqdm import tqdm
-
-    bar = tqdm(total=len(tasks), desc="CartPole3D trials", disable=not progress, leave=False)
-    try:
-        if workers == 1:
-            outcomes = []
-            for name, n, t in tasks:
-                outcomes.append(run_trial(everyone[name], n, level, trial_seed(seed, t), settings))
-                bar.update(1)
-            return outcomes
-        if getattr(multiprocessing.current_process(), "_inheriting", False):
-            raise RuntimeError("run_apti(workers > 1) was called while a worker process was starting: "
-                               "put the script's top-level code under `if __name__ == '__main__':`")
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=context,
-                                 initializer=_init_worker, initargs=(dict(everyone),)) as pool:
-            futures = [pool.submit(_trial_in_worker, name, n, level, trial_seed(seed, t), settings)
-                       for name, n, t in tasks]
-            outcomes = []
-            for future in futures:
-                outcomes.append(future.result())
-                bar.update(1)
-            return outcomes
-    finally:
-        bar.close()
+def _trial_task(everyone: Mapping[str, Agent], task: tuple[str, int, str, int, TrialSettings]) -> TrialResult:
+    """One trial of one agent, wherever parallel_map runs it."""
+    name, novelty, level, seed, settings = task
+    return run_trial(everyone[name], novelty, level, seed, settings)

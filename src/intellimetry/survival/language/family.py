@@ -35,6 +35,7 @@ from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
 from intellimetry.cache import ModelCache, TrainingCode
 from intellimetry.checks import check_float, check_int
+from intellimetry.parallel import in_process, parallel_map
 from intellimetry.survival.language.scoring import non_embedding_parameters
 
 EOS = "<|endoftext|>"
@@ -350,45 +351,107 @@ def _store_member(cache: ModelCache, key: str, model: GPT2LMHeadModel, record: d
 
 
 def train_family(texts: list[str], recipe: Recipe, cache_root: Path | str | None = None,
-                 progress: bool = True) -> list[FamilyMember]:
+                 progress: bool = True, workers: int = 1) -> list[FamilyMember]:
     """Train (or load from the model cache) one member per size of ``recipe``, in the recipe's order.
 
     ``texts``: the training documents (the last ``validation_fraction`` of their tokens is held out).
     ``cache_root``: the model cache's root (None: ``.cache/models``); items go in ``survival-family/``.
-    Each member is stored as soon as it is trained, so an interrupted run keeps the finished ones."""
+    Each member is stored as soon as it is trained, so an interrupted run keeps the finished ones.
+    ``workers > 1`` (or a Dask cluster in use) trains the missing members side by side through
+    :func:`intellimetry.parallel.parallel_map`; each still trains on this process's torch thread
+    count, so the weights are those of ``workers=1`` (lower that count so that workers × threads
+    fits the cores)."""
     if not isinstance(recipe, Recipe):
         raise ValueError(f"recipe must be a Recipe, got {type(recipe).__name__}")
     if isinstance(texts, str) or not texts or not all(isinstance(t, str) for t in texts):
         raise ValueError("texts must be a non-empty list of strings")
+    workers = check_int("workers", workers, 1)
     cache = ModelCache(FAMILY_CODE, cache_root)
     fingerprint = text_fingerprint(texts)
     tokenizer = load_or_train_tokenizer(texts, recipe.vocab_size, cache, fingerprint)
     eos_id = tokenizer.convert_tokens_to_ids(EOS)
-    streams = None  # encoded only when some member must be trained
+    plans = [_MemberPlan(size, size_name(size), model_config(size, len(tokenizer), eos_id, recipe.context),
+                         cache.key(item="member", recipe=recipe.training_fields(), size=list(size), text=fingerprint,
+                                   tokenizer=tokenizer_fingerprint(tokenizer)))
+             for size in recipe.sizes]
+
+    def streams():  # encoded only when some member must be trained
+        return split_stream(encode_texts(texts, tokenizer), recipe)
+
+    def record_of(plan: _MemberPlan, model: GPT2LMHeadModel, summary: dict) -> dict:
+        return {**summary, "key": plan.key, "name": plan.name, "size": list(plan.size), "config": plan.config.to_dict(),
+                "non_embedding_params": non_embedding_parameters(model),
+                "total_params": sum(p.numel() for p in model.parameters()),
+                "recipe": recipe.to_dict(), "text": fingerprint, "vocab_size": len(tokenizer)}
+
+    if in_process(workers, len(plans)):
+        trained = _train_here(plans, cache, recipe, streams, record_of, progress)
+    else:
+        trained = _train_in_workers(plans, cache, recipe, streams, record_of, workers, progress)
     members = []
-    for size in recipe.sizes:
-        name, config = size_name(size), model_config(size, len(tokenizer), eos_id, recipe.context)
-        key = cache.key(item="member", recipe=recipe.training_fields(), size=list(size), text=fingerprint,
-                        tokenizer=tokenizer_fingerprint(tokenizer))
-        with cache.claim(key):  # a figure run beside this one waits, then loads the member
-            loaded = _load_member(cache, key, config)
-            if loaded is None:
-                streams = streams or split_stream(encode_texts(texts, tokenizer), recipe)
-                model, summary = train_member(config, *streams, recipe, _member_seed(recipe.seed, size), name,
-                                              progress)
-                record = {**summary, "key": key, "name": name, "size": list(size), "config": config.to_dict(),
-                          "non_embedding_params": non_embedding_parameters(model),
-                          "total_params": sum(p.numel() for p in model.parameters()),
-                          "recipe": recipe.to_dict(), "text": fingerprint, "vocab_size": len(tokenizer)}
-                _store_member(cache, key, model, record)
-            else:
-                model, record = loaded
-        member = FamilyMember(name, config, model, tokenizer, record["non_embedding_params"],
-                              {**record, "trained_now": loaded is None})
+    for plan, (model, record, trained_now) in zip(plans, trained):
+        member = FamilyMember(plan.name, plan.config, model, tokenizer, record["non_embedding_params"],
+                              {**record, "trained_now": trained_now})
         if progress:
             print(_summary_line(member), flush=True)
         members.append(member)
     return members
+
+
+@dataclass(frozen=True)
+class _MemberPlan:
+    size: tuple[int, int, int]
+    name: str
+    config: GPT2Config
+    key: str
+
+
+def _train_here(plans, cache: ModelCache, recipe: Recipe, streams, record_of, progress: bool) -> list[tuple]:
+    """(model, record, trained now) per member, one after the other in this process."""
+    trained, encoded = [], None
+    for plan in plans:
+        with cache.claim(plan.key):  # a figure run beside this one waits, then loads the member
+            loaded = _load_member(cache, plan.key, plan.config)
+            if loaded is None:
+                encoded = encoded or streams()
+                model, summary = train_member(plan.config, *encoded, recipe, _member_seed(recipe.seed, plan.size),
+                                              plan.name, progress)
+                record = record_of(plan, model, summary)
+                _store_member(cache, plan.key, model, record)
+        trained.append((model, record, True) if loaded is None else (*loaded, False))
+    return trained
+
+
+def _train_in_workers(plans, cache: ModelCache, recipe: Recipe, streams, record_of, workers: int,
+                      progress: bool) -> list[tuple]:
+    """(model, record, trained now) per member: cached ones loaded, the others trained side by side,
+    each stored as soon as it arrives."""
+    trained = [None if loaded is None else (*loaded, False)
+               for loaded in (_load_member(cache, plan.key, plan.config) for plan in plans)]
+    missing = [i for i, found in enumerate(trained) if found is None]
+    if not missing:
+        return trained
+    threads = torch.get_num_threads()  # every member trains on the caller's count, wherever it runs
+    jobs = [(plans[i].config, recipe, _member_seed(recipe.seed, plans[i].size), threads) for i in missing]
+
+    def store(j: int, outcome: tuple[GPT2LMHeadModel, dict]) -> None:
+        plan, (model, summary) = plans[missing[j]], outcome
+        record = record_of(plan, model, summary)
+        with cache.claim(plan.key):
+            _store_member(cache, plan.key, model, record)
+        trained[missing[j]] = model, record, True
+
+    parallel_map(_train_job, jobs, workers=workers, shared=streams(), desc="GPT-2 family", progress=progress,
+                 on_result=store)
+    return trained
+
+
+def _train_job(streams: tuple[torch.Tensor, torch.Tensor],
+               job: tuple[GPT2Config, Recipe, int, int]) -> tuple[GPT2LMHeadModel, dict]:
+    """One member, wherever parallel_map runs it, on the thread count it is given."""
+    config, recipe, seed, threads = job
+    torch.set_num_threads(threads)
+    return train_member(config, *streams, recipe, seed, progress=False)
 
 
 def _summary_line(member: FamilyMember) -> str:

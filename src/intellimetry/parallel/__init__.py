@@ -1,0 +1,212 @@
+"""One parallel map for the heavy sweeps: pool training, bootstrap resamples, AGITB candidates, trials.
+
+:func:`parallel_map` calls ``function`` on every task and returns the results in the order of the
+tasks. Where the tasks run:
+
+* on a Dask cluster when one is in use: the ``client`` given, else the client this process made
+  (``distributed.default_client()``, e.g. ``Client("tcp://head:8786")`` in a notebook cell);
+  ``workers`` is then ignored, the cluster's size decides. A configured scheduler address alone is
+  not used: a notebook that the runner executes on a cluster worker would queue its tasks behind
+  the figures holding every worker, and wait forever;
+* otherwise in ``workers`` local processes started with "spawn" (each runs torch on one thread);
+* in this process, one task after the other, when ``workers`` is 1 or there is a single task, and
+  inside a task that already runs on a Dask worker (the cluster parallelises one level up).
+
+Results must not depend on where a task runs: every task carries its own seed, derived by the
+caller from the base seed and the task's identity (e.g. ``intellimetry.aiq.pools.stable_seed``),
+never from a worker's position or a shared generator, and code that depends on a thread count
+fixes it itself. Then 1, 2 or N workers give identical values.
+
+Processes are started with "spawn", so ``function`` must be importable by name (a top-level
+function, or a functools.partial of one) and a script calling this with ``workers > 1`` needs the
+usual ``if __name__ == "__main__":`` guard (notebooks do not).
+"""
+from __future__ import annotations
+
+import multiprocessing
+import pickle
+import reprlib
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
+
+from intellimetry.checks import check_int
+
+__all__ = ["in_process", "parallel_map"]
+
+_NOTHING = object()  # `shared` not given (None is a valid shared value)
+
+# What a local worker process was started with: (function, shared arguments).
+_WORKER: tuple[Callable, tuple] | None = None
+
+
+def parallel_map(function: Callable, tasks: Iterable, *, workers: int = 1, shared=_NOTHING,
+                 desc: str | None = None, progress: bool = True,
+                 on_result: Callable[[int, object], None] | None = None, client=None) -> list:
+    """``[function(task) for task in tasks]``, or ``function(shared, task)`` when ``shared`` is given,
+    run where the module docstring says; results in the order of ``tasks``.
+
+    ``shared``: one object every task needs (a data set, agents): sent once per worker, not per task.
+    ``on_result(index, result)`` runs in this process as each task finishes (in completion order),
+    e.g. to store it in a cache at once. ``desc`` labels the progress bar (plain tqdm, shown unless
+    ``progress`` is False). An exception in a task is raised here with a note naming the task."""
+    if not callable(function):
+        raise ValueError(f"function must be callable, got {type(function).__name__}")
+    workers = check_int("workers", workers, 1)
+    tasks = list(tasks)
+    if not tasks:
+        return []
+    _check_picklable(function)
+    extra = () if shared is _NOTHING else (shared,)
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(tasks), desc=desc, disable=not progress, leave=False)
+    results: list = [None] * len(tasks)
+
+    def finish(index: int, result) -> None:
+        results[index] = result
+        if on_result is not None:
+            on_result(index, result)
+        bar.update(1)
+
+    try:
+        dask_client = _active_client(client)
+        if dask_client is not None:
+            _map_on_dask(dask_client, function, tasks, extra, finish)
+        elif workers == 1 or len(tasks) == 1 or _inside_dask_worker():
+            for index, task in enumerate(tasks):
+                with _naming(index, task):
+                    result = function(*extra, task)
+                finish(index, result)
+        else:
+            _map_on_processes(function, tasks, extra, min(workers, len(tasks)), finish)
+    finally:
+        bar.close()
+    return results
+
+
+def in_process(workers: int, n_tasks: int, client=None) -> bool:
+    """Whether :func:`parallel_map` would run ``n_tasks`` tasks in this process, one after the other
+    (so a caller can keep per-item locks that cannot cross processes)."""
+    workers = check_int("workers", workers, 1)
+    if _active_client(client) is not None:
+        return False
+    return workers == 1 or n_tasks <= 1 or _inside_dask_worker()
+
+
+# --------------------------------------------------------------------------- running tasks
+
+@contextmanager
+def _naming(index: int, task) -> Iterator[None]:
+    """Let an exception of this task through with a note saying which task it was."""
+    try:
+        yield
+    except BaseException as error:
+        error.add_note(f"in parallel_map task {index}: {reprlib.repr(task)}")
+        raise
+
+
+def _check_picklable(function: Callable) -> None:
+    try:
+        pickle.dumps(function)
+    except Exception as error:
+        raise ValueError(f"function {function!r} cannot be sent to worker processes ({error}); "
+                         "pass a top-level function (or a functools.partial of one), not a lambda "
+                         "or a function defined inside another") from None
+
+
+def _start_worker(function: Callable, extra: tuple) -> None:
+    """Runs once per local worker process: keep the function and the shared object (sent once,
+    not per task) and run torch on one thread (workers share the machine's cores)."""
+    global _WORKER
+    _WORKER = (function, extra)
+    if "torch" in sys.modules:  # imported by the function's module: no import paid otherwise
+        torch = sys.modules["torch"]
+        torch.set_num_threads(1)
+        try:
+            torch.set_num_interop_threads(1)
+        except RuntimeError:  # already set, or the inter-op pool already started
+            pass
+
+
+def _run_in_worker(task):
+    if _WORKER is None:
+        raise RuntimeError("parallel_map worker used without its initializer")
+    function, extra = _WORKER
+    return function(*extra, task)
+
+
+def _map_on_processes(function: Callable, tasks: list, extra: tuple, workers: int, finish) -> None:
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        # A spawned child is re-running an unguarded main script: fail now (the parent then sees a
+        # broken pool) instead of hanging in ProcessPoolExecutor's shutdown.
+        raise RuntimeError("parallel_map(workers > 1) was called while a worker process was starting: "
+                           "put the script's top-level code under `if __name__ == '__main__':`")
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker,
+                             initargs=(function, extra)) as pool:
+        futures = {pool.submit(_run_in_worker, task): index for index, task in enumerate(tasks)}
+        try:
+            for future in as_completed(futures):
+                index = futures[future]
+                with _naming(index, tasks[index]):
+                    result = future.result()
+                finish(index, result)
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+
+
+# --------------------------------------------------------------------------- Dask
+
+def _active_client(client):
+    """The Dask client to run on: the one given, else this process's default one; None when there is
+    none (or when running inside a Dask task)."""
+    if client is not None:
+        return client
+    if "distributed" not in sys.modules:
+        return None  # no client can exist without distributed imported: skip its import
+    import distributed
+
+    if _inside_dask_worker():
+        return None
+    try:
+        return distributed.default_client()
+    except ValueError:  # no client made in this process
+        return None
+
+
+def _inside_dask_worker() -> bool:
+    if "distributed" not in sys.modules:
+        return False
+    import distributed
+
+    try:
+        distributed.get_worker()
+    except ValueError:
+        return False
+    return True
+
+
+def _map_on_dask(client, function: Callable, tasks: list, extra: tuple, finish) -> None:
+    from distributed import as_completed as dask_completed
+
+    # scatter([value]): one future for the whole object (a dict or tuple alone would be split up)
+    shared = tuple(client.scatter([value], broadcast=True)[0] for value in extra)
+    futures = [client.submit(_apply, function, task, *shared, pure=False) for task in tasks]
+    index_of = {future.key: index for index, future in enumerate(futures)}
+    try:
+        for future in dask_completed(futures):
+            index = index_of[future.key]
+            with _naming(index, tasks[index]):
+                result = future.result()
+            finish(index, result)
+    except BaseException:
+        client.cancel(futures)
+        raise
+
+
+def _apply(function: Callable, task, *shared):
+    """A Dask task: the shared object arrives resolved from its scattered future."""
+    return function(*shared, task)
