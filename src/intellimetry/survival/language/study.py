@@ -85,10 +85,12 @@ def task_set(name: str, examples: int, seed: int) -> TestSet:
     return TestSet(name, f"{task.label}, {task.shots}-shot", "answers", task.examples, task.description)
 
 
-def family_models(recipe: str, train_chars: int, progress: bool = True) -> list[scoring.LanguageModel]:
-    """Our GPT-2 family trained (or loaded from the model cache) on the corpora's train split."""
+def family_models(recipe: str, train_chars: int, progress: bool = True,
+                  workers: int = 1) -> list[scoring.LanguageModel]:
+    """Our GPT-2 family trained (or loaded from the model cache) on the corpora's train split, the
+    missing members in ``workers`` processes (or on the Dask cluster in use)."""
     text = corpora.training_text(FAMILY_CORPORA, max_chars=train_chars)
-    members = family.train_family([text], RECIPES[recipe], progress=progress)
+    members = family.train_family([text], RECIPES[recipe], progress=progress, workers=workers)
     return [scoring.LanguageModel(name=f"ours-{m.name}", model=m.model, tokenizer=m.tokenizer,
                                   identity=f"family:{m.record['key']}",
                                   description=f"our GPT-2 {m.name} ({recipe} recipe)", record=m.record)
@@ -99,10 +101,10 @@ def model_label(lm: scoring.LanguageModel) -> str:
     return "SmolLM2-135M" if lm.name == scoring.DEFAULT_MODEL else lm.name
 
 
-def subjects(model: str, recipe: str, train_chars: int) -> tuple[dict, list]:
+def subjects(model: str, recipe: str, train_chars: int, workers: int = 1) -> tuple[dict, list]:
     """The pretrained model and our family's largest member side by side, and the whole family."""
     pretrained = scoring.load_language_model(model)
-    ours = family_models(recipe, train_chars)
+    ours = family_models(recipe, train_chars, workers=workers)
     return {model_label(pretrained): pretrained, ours[-1].name: ours[-1]}, ours
 
 
