@@ -3,6 +3,8 @@ PROFILE ?= quick
 # JOBS: notebooks at once (default: one per core); PAPER: only these chapters, e.g. PAPER="soc agitb"
 JOBS ?=
 PAPER ?=
+# SCHEDULER: run the notebooks on a Dask cluster, local:N (N worker processes here) or tcp://host:8786
+SCHEDULER ?=
 FORCE ?=
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -11,7 +13,8 @@ INSTALLED := $(VENV)/.installed
 # custom = quick plus overrides, so the runner starts from quick when PROFILE=custom
 RUN_PROFILE := $(if $(filter custom,$(PROFILE)),quick,$(PROFILE))
 RUN_FLAGS := --profile $(RUN_PROFILE) $(if $(FORCE),--force)
-BUILD_FLAGS := $(RUN_FLAGS) $(if $(JOBS),--jobs $(JOBS)) $(foreach p,$(PAPER),--paper $(p))
+BUILD_FLAGS := $(RUN_FLAGS) $(if $(JOBS),--jobs $(JOBS)) $(foreach p,$(PAPER),--paper $(p)) \
+  $(if $(SCHEDULER),--scheduler $(SCHEDULER))
 MATHJAX := book/_vendor/mathjax/tex-mml-chtml.js
 MATHJAX_VERSION := 3.2.2
 
@@ -20,6 +23,7 @@ MATHJAX_VERSION := 3.2.2
 
 help: ## this list
 	@echo "PROFILE=quick|full|custom selects the profile (default quick); JOBS=N notebooks at once (default: one per core); PAPER=soc only that chapter"
+	@echo "SCHEDULER=local:2 or SCHEDULER=tcp://host:8786 runs the notebooks on a Dask cluster (make paper SCHEDULER=...)"
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  make \1\t\2/' | expand -t 22
 
 # JupyterLab's settings in .venv (not ~/.jupyter): jupytext opens the notebooks' .md on a double click;

@@ -302,9 +302,9 @@ def execute_locked(project: Project, task: Task, commit: str, progress_bar: bool
 
 def run(project: Project, ids: list[str], profile: str = "quick", overrides: dict | None = None,
         dry_run: bool = False, force: bool = False, jobs: int = 1, out=sys.stdout,
-        papers: list[str] | None = None) -> list[Task]:
-    """Plan, report, and execute the stale figures (in `jobs` processes, longest first); stop at the
-    first failure; end with a summary.
+        papers: list[str] | None = None, scheduler: str | None = None) -> list[Task]:
+    """Plan, report, and execute the stale figures (in `jobs` processes, or on the Dask cluster
+    `scheduler` names, longest first); stop at the first failure; end with a summary.
 
     A figure whose YAML is broken is reported and skipped (the others run); the run then ends with a
     RegistryError naming every broken file.
@@ -332,7 +332,10 @@ def run(project: Project, ids: list[str], profile: str = "quick", overrides: dic
         jobs = min(jobs, len(stale))
         preparations = missing(stale)
         with environment(**thread_environment(jobs)):
-            if jobs > 1:
+            if scheduler:  # imported only here: distributed takes a second to import
+                from intellimetry.pipeline.cluster import run_on_cluster
+                built, jobs = run_on_cluster(project, order_for_parallel(project, stale), commit, scheduler, out)
+            elif jobs > 1:
                 built = _run_parallel(project, order_for_parallel(project, stale), commit, jobs, out, preparations)
             else:
                 built = _run_sequential(project, stale, commit, out, preparations)
@@ -521,6 +524,9 @@ def main(argv: list[str] | None = None) -> int:
                        help="only this paper's figures (repeatable; e.g. one chapter per CI job)")
     run_p.add_argument("--jobs", "-j", type=int, default=available_cores(),
                        help=f"notebooks run at once (default: the cores this process may use, {available_cores()})")
+    run_p.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run on a Dask cluster: local:N (N worker processes here) or a scheduler's address "
+                            "(tcp://HOST:PORT); workers need this commit with `make env`")
     args = parser.parse_args(argv)
     project = Project.at(figures_dir=args.figures_dir)
     _quiet_executor_logs()
@@ -541,8 +547,11 @@ def main(argv: list[str] | None = None) -> int:
                 raise ParameterError(f"unknown profile {args.profile!r}; allowed: {', '.join(DECLARABLE_PROFILES)}"
                                      " (custom is chosen by giving name=value overrides)")
             ids, overrides = split_targets(args.targets)
+            if args.scheduler:  # a bad address is refused before anything runs
+                from intellimetry.pipeline.cluster import parse_scheduler
+                parse_scheduler(args.scheduler)
             run(project, ids, args.profile, overrides, args.dry_run, args.force, max(1, args.jobs),
-                papers=args.papers)
+                papers=args.papers, scheduler=args.scheduler)
     except (ParameterError, RegistryError, RunError, PreparationError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2 if isinstance(err, (ParameterError, RegistryError)) else 1

@@ -1,0 +1,97 @@
+"""A chapter run one notebook at a time and on a local Dask cluster: the speed-up, and identical values.
+
+    .venv/bin/python benchmarks/bench_scale_out.py                    # SOC on the full profile
+    .venv/bin/python benchmarks/bench_scale_out.py --profile quick    # a short check that it works
+
+Target: `--scheduler local:2` at least 1.7x faster than `--jobs 1` on 2 cores, with every figure's
+statistics and verdicts identical (as `python -m intellimetry.book record` keeps them; the sidecars'
+other values are compared too and their differences listed: run times such as `total_seconds` differ).
+Each run writes into its own temporary figures folder and model cache (INTELLIMETRY_CACHE_DIR), so both
+start from nothing, and each is timed as a user meets it (the runner's start and, for the cluster,
+starting the LocalCluster included).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from intellimetry import PAPERS, paths
+from intellimetry.book.runs import figure_entry
+from intellimetry.pipeline.project import Project
+from intellimetry.pipeline.schedule import available_cores
+
+TARGET_SPEED_UP = 1.7
+
+
+def timed_run(folder: Path, profile: str, paper: str, how: list[str]) -> float:
+    """Run the paper's figures into folder/figures with folder/cache as the model cache; the wall seconds."""
+    env = {**os.environ, "INTELLIMETRY_CACHE_DIR": str(folder / "cache")}
+    env.pop("INTELLIMETRY_MODEL_CACHE", None)
+    command = [sys.executable, "-m", "intellimetry.pipeline", "--figures-dir", str(folder / "figures"), "run",
+               "--profile", profile, "--paper", paper, *how]
+    print("$ " + " ".join(command), flush=True)
+    started = time.monotonic()
+    if subprocess.run(command, env=env, cwd=paths.REPO_ROOT).returncode != 0:
+        raise SystemExit(f"failed: {' '.join(command)}")
+    return time.monotonic() - started
+
+
+def results(folder: Path, profile: str, paper: str) -> dict[str, dict]:
+    """{figure id: {"judged": its statistics and verdicts, "values": its sidecar's values}} of one run."""
+    project = Project.at(figures_dir=folder / "figures")
+    found = {}
+    for sidecar in sorted(paths.paper_dir(project.figures_dir, paper, profile).glob("*.json")):
+        fig_id = json.loads(sidecar.read_text(encoding="utf-8"))["figure_id"]
+        entry = figure_entry(project, profile, fig_id)
+        found[fig_id] = {"judged": {key: entry[key] for key in ("statistics", "verdicts")},
+                         "values": json.loads(sidecar.read_text(encoding="utf-8")).get("values")}
+    return found
+
+
+def differing_keys(a, b, prefix: str = "") -> list[str]:
+    """The dotted keys at which two nested values differ."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [key for name in sorted(a.keys() | b.keys(), key=str)
+                for key in differing_keys(a.get(name), b.get(name), f"{prefix}{name}.")]
+    return [] if a == b else [prefix.rstrip(".") or "(all)"]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--profile", default="full", choices=("quick", "full", "smoke"))
+    parser.add_argument("--paper", default="soc", choices=PAPERS)
+    parser.add_argument("--workers", type=int, default=2, help="worker processes of the LocalCluster (default 2)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-scale-out-") as tmp:
+        sequential, clustered = Path(tmp) / "sequential", Path(tmp) / "cluster"
+        one_at_a_time = timed_run(sequential, args.profile, args.paper, ["--jobs", "1"])
+        on_cluster = timed_run(clustered, args.profile, args.paper, ["--scheduler", f"local:{args.workers}"])
+        expected, got = results(sequential, args.profile, args.paper), results(clustered, args.profile, args.paper)
+    judged_differ = sorted(fig_id for fig_id in expected.keys() | got.keys()
+                           if (expected.get(fig_id) or {}).get("judged") != (got.get(fig_id) or {}).get("judged"))
+    values_differ = {fig_id: differing_keys(expected[fig_id]["values"], got[fig_id]["values"])
+                     for fig_id in expected.keys() & got.keys()}
+    speed_up = one_at_a_time / on_cluster
+    print(f"\n{args.paper}, {args.profile} profile, {len(expected)} figure(s), on {available_cores()} core(s):")
+    print(f"  one at a time (--jobs 1): {one_at_a_time:.0f} s")
+    print(f"  --scheduler local:{args.workers}: {on_cluster:.0f} s")
+    print(f"  speed-up: {speed_up:.2f}x (target >= {TARGET_SPEED_UP}x)")
+    print("  statistics and verdicts: " + (f"differ in {', '.join(judged_differ)}" if judged_differ else "identical"))
+    for fig_id, keys in sorted(values_differ.items()):
+        timings = [key for key in keys if key.rsplit(".", 1)[-1].endswith(("seconds", "_s"))]
+        others = [key for key in keys if key not in timings]
+        text = f"differ in {', '.join(others)}" if others else "identical"
+        if timings:
+            text += f"{' and' if others else ' except'} {len(timings)} run time(s) (e.g. {timings[0]})"
+        print(f"  {fig_id} values: {text}")
+    return 0 if speed_up >= TARGET_SPEED_UP and not judged_differ and expected else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
