@@ -181,3 +181,30 @@ def test_a_worker_that_differs_from_this_checkout_is_refused_naming_the_differen
     assert unchanged not in message
     for fig_id in FIGURES:
         assert outputs(mini_project, "quick", fig_id) == {}  # refused before any figure ran
+
+
+@pytest.mark.slow
+def test_a_figure_s_sweep_runs_on_the_cluster_that_runs_the_figure(mini_project):
+    # the notebook's parallel_map finds the cluster through INTELLIMETRY_DASK_SCHEDULER, and its tasks
+    # run on the workers' second threads while the figure holds its worker's `figure` resource
+    edit(mini_project, "soc-fig02-tiny", ".md", "save_figure(fig, \"soc-fig02-tiny\", values={",
+         "from intellimetry.parallel import _active_client, parallel_map\n"
+         "client = _active_client(None)\n"
+         "save_figure(fig, \"soc-fig02-tiny\", values={\"swept\": parallel_map(abs, [-1, -2, -3], progress=False), "
+         "\"workers\": len(client.scheduler_info(n_workers=-1)[\"workers\"]), ")
+    run(mini_project, ["soc-fig02-tiny"], scheduler="local:2", out=io.StringIO())
+    values = json.loads(outputs(mini_project, "quick", "soc-fig02-tiny")["soc-fig02-tiny.json"])["values"]
+    assert values == {"swept": [1, 2, 3], "workers": 2, "n": 3, "total": 3}
+
+
+@pytest.mark.slow
+def test_a_worker_without_the_figure_resource_is_refused(mini_project):
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as local, \
+            Client(local):
+        with pytest.raises(RunError, match="lack the `figure` resource or a second thread .* "
+                                           "`dask worker ADDRESS --nthreads 2 --resources figure=1`"):
+            run(mini_project, [], scheduler=local.scheduler_address, out=io.StringIO())
+    for fig_id in FIGURES:
+        assert outputs(mini_project, "quick", fig_id) == {}

@@ -114,18 +114,48 @@ def test_recorded_avalanches_are_seeded():
 
 # ---------------------------------------------------------------- the chapter's summaries (soc.study)
 
-def test_lattice_runs_simulate_each_lattice_once(monkeypatch):
-    calls = []
+TINY = dict(grains=400, s_min=1, s_max_fraction=0.5, resamples=5, network_nodes=60, dissipative_fraction=0.05, seed=3)
 
-    def fake(d, side, **fit_args):
-        calls.append((d, side, fit_args["grains"]))
-        return {"d": d, "side": side}
 
-    monkeypatch.setattr(study, "lattice_experiment", fake)
-    run = study.LatticeRuns(grains=7)
-    first = run(2, 16)
-    assert run(3, 8) == {"d": 3, "side": 8} and run(2, 16) is first
-    assert calls == [(2, 16, 7), (3, 8, 7)] and list(run.runs) == [(2, 16), (3, 8)]
+CALLS: list = []
+
+
+def record_system(settings, system):  # top level: parallel_map sends only importable functions
+    CALLS.append(system)
+    return {"system": system}
+
+
+def test_each_distinct_system_runs_once_largest_first(monkeypatch):
+    calls = CALLS
+    calls.clear()
+    monkeypatch.setattr(study, "run_system", record_system)
+    systems = [("lattice", 2, 16), ("network", "random_regular", 3), ("lattice", 3, 8), ("lattice", 2, 16)]
+    runs = study.run_systems(systems, TINY)
+    assert calls == [("lattice", 3, 8), ("lattice", 2, 16), ("network", "random_regular", 3)]  # 512, 256, 60 sites
+    assert runs[("lattice", 2, 16)] == {"system": ("lattice", 2, 16)} and len(runs) == 3
+    with pytest.raises(ValueError, match="settings lack \\['seed'\\]"):
+        study.run_systems(systems, {k: v for k, v in TINY.items() if k != "seed"})
+
+
+def test_a_system_s_values_do_not_depend_on_the_others_or_their_order():
+    systems = [("lattice", 2, 8), ("network", "erdos_renyi", 4)]
+    together = study.run_systems(systems, TINY)
+    alone = study.run_systems(systems[1:], TINY)
+    for system in systems[1:]:
+        assert (together[system]["sizes"] == alone[system]["sizes"]).all()
+        assert together[system]["tau"] == alone[system]["tau"]
+    other_seed = study.run_systems(systems[:1], {**TINY, "seed": 4})[systems[0]]
+    assert not np.array_equal(other_seed["sizes"], together[systems[0]]["sizes"])
+    with pytest.raises(ValueError, match="unknown system"):
+        study.run_system(TINY, ("torus", 2, 8))
+
+
+@pytest.mark.slow
+def test_two_worker_processes_give_the_values_of_one():
+    systems = [("lattice", 2, 8), ("lattice", 1, 16), ("network", "random_regular", 3)]
+    one, two = study.run_systems(systems, TINY, workers=1), study.run_systems(systems, TINY, workers=2)
+    for system in systems:
+        assert (one[system]["sizes"] == two[system]["sizes"]).all() and one[system]["tau"] == two[system]["tau"]
 
 
 def test_lattice_series_pairs_sides_with_dimensions():

@@ -21,7 +21,6 @@ is ignored and rewritten.
 """
 from __future__ import annotations
 
-import hashlib
 import math
 import time
 import warnings
@@ -36,7 +35,7 @@ from intellimetry.aiq.domains import check_cartpole_physics
 from intellimetry.cache import ModelCache, TrainingCode
 from intellimetry.cartpole import BatchCartPole
 from intellimetry.checks import check_int
-from intellimetry.parallel import in_process, parallel_map
+from intellimetry.parallel import in_process, parallel_map, task_seed
 
 KINDS = ("mlp", "conv")
 OPTIMISERS = ("adam", "sgd")
@@ -422,11 +421,7 @@ def _check_control(control, arrays: _Arrays) -> None:
 
 # --------------------------------------------------------------------------- pools with a cache
 
-def stable_seed(*parts) -> int:
-    """A 31-bit seed derived from ``parts`` (joined by ':') by sha256: the same on every machine and
-    Python version, unlike ``hash``."""
-    digest = hashlib.sha256(":".join(map(str, parts)).encode()).digest()
-    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+stable_seed = task_seed  # the shared per-task seed (the name every aiq module imports)
 
 
 def agent_seed(seed: int, index: int) -> int:

@@ -4,16 +4,18 @@
 tasks. Where the tasks run:
 
 * on a Dask cluster when one is in use: the ``client`` given, else the client this process made
-  (``distributed.default_client()``, e.g. ``Client("tcp://head:8786")`` in a notebook cell);
-  ``workers`` is then ignored, the cluster's size decides. A configured scheduler address alone is
-  not used: a notebook that the runner executes on a cluster worker would queue its tasks behind
-  the figures holding every worker, and wait forever;
+  (``distributed.default_client()``, e.g. ``Client("tcp://head:8786")`` in a notebook cell), else
+  the scheduler named by ``INTELLIMETRY_DASK_SCHEDULER`` (the cluster runner sets it for the
+  notebooks it runs on workers, so a figure's sweep spreads over the cluster); ``workers`` is then
+  ignored, the cluster's size decides. Dask's own configured address is not used: a figure holds a
+  worker's `figure` resource while its notebook runs, and only the runner's workers leave a thread
+  free beside it for the sweep's tasks (see intellimetry.pipeline.cluster);
 * otherwise in ``workers`` local processes started with "spawn" (each runs torch on one thread);
 * in this process, one task after the other, when ``workers`` is 1 or there is a single task, and
   inside a task that already runs on a Dask worker (the cluster parallelises one level up).
 
 Results must not depend on where a task runs: every task carries its own seed, derived by the
-caller from the base seed and the task's identity (e.g. ``intellimetry.aiq.pools.stable_seed``),
+caller from the base seed and the task's identity (:func:`task_seed`),
 never from a worker's position or a shared generator, and code that depends on a thread count
 fixes it itself. Then 1, 2 or N workers give identical values.
 
@@ -23,7 +25,9 @@ usual ``if __name__ == "__main__":`` guard (notebooks do not).
 """
 from __future__ import annotations
 
+import hashlib
 import multiprocessing
+import os
 import pickle
 import reprlib
 import sys
@@ -33,7 +37,7 @@ from contextlib import contextmanager
 
 from intellimetry.checks import check_int
 
-__all__ = ["in_process", "parallel_map"]
+__all__ = ["in_process", "parallel_map", "task_seed"]
 
 _NOTHING = object()  # `shared` not given (None is a valid shared value)
 
@@ -84,6 +88,14 @@ def parallel_map(function: Callable, tasks: Iterable, *, workers: int = 1, share
     finally:
         bar.close()
     return results
+
+
+def task_seed(*parts) -> int:
+    """A 31-bit seed for one task from what identifies it (``parts`` joined by ':', hashed by sha256):
+    the same on every machine, Python version and worker, unlike ``hash``, and independent of which
+    other tasks run or in what order."""
+    digest = hashlib.sha256(":".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
 def in_process(workers: int, n_tasks: int, client=None) -> bool:
@@ -160,12 +172,17 @@ def _map_on_processes(function: Callable, tasks: list, extra: tuple, workers: in
 
 # --------------------------------------------------------------------------- Dask
 
+SCHEDULER_VARIABLE = "INTELLIMETRY_DASK_SCHEDULER"
+_SCHEDULER_CLIENTS: dict = {}  # address -> the client of this process (one connection, kept open)
+
+
 def _active_client(client):
-    """The Dask client to run on: the one given, else this process's default one; None when there is
-    none (or when running inside a Dask task)."""
+    """The Dask client to run on: the one given, else this process's default one, else one of the
+    scheduler in INTELLIMETRY_DASK_SCHEDULER; None when there is none (or inside a Dask task)."""
     if client is not None:
         return client
-    if "distributed" not in sys.modules:
+    address = os.environ.get(SCHEDULER_VARIABLE)
+    if "distributed" not in sys.modules and not address:
         return None  # no client can exist without distributed imported: skip its import
     import distributed
 
@@ -174,7 +191,12 @@ def _active_client(client):
     try:
         return distributed.default_client()
     except ValueError:  # no client made in this process
+        pass
+    if not address:
         return None
+    if address not in _SCHEDULER_CLIENTS:
+        _SCHEDULER_CLIENTS[address] = distributed.Client(address, set_as_default=False)
+    return _SCHEDULER_CLIENTS[address]
 
 
 def _inside_dask_worker() -> bool:
@@ -197,7 +219,7 @@ def _map_on_dask(client, function: Callable, tasks: list, extra: tuple, finish) 
     futures = [client.submit(_apply, function, task, *shared, pure=False) for task in tasks]
     index_of = {future.key: index for index, future in enumerate(futures)}
     try:
-        for future in dask_completed(futures):
+        for future in dask_completed(futures, loop=client.loop):  # this client, maybe not the default
             index = index_of[future.key]
             with _naming(index, tasks[index]):
                 result = future.result()

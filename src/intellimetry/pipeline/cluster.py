@@ -38,6 +38,8 @@ from distributed.comm.registry import backends
 
 from intellimetry import paths
 from intellimetry.atomic import atomic_path, exclusive_lock, write_json
+from intellimetry.parallel import SCHEDULER_VARIABLE
+from intellimetry.pipeline.execution import environment
 from intellimetry.pipeline.hashing import _changed_files, file_hashes
 from intellimetry.pipeline.prepare import PREPARATIONS, PreparationError, run_preparation
 from intellimetry.pipeline.project import Project
@@ -56,6 +58,13 @@ SCHEDULER_FORMS = ("local:N (a LocalCluster of N worker processes on this machin
                    "tcp://HOST:PORT (an existing scheduler; also " + ", ".join(
                        f"{name}://" for name in sorted(set(backends) - {"tcp"})) + "), or HOST:PORT")
 LOCK_FILE = paths.REPO_ROOT / "requirements-lock.txt"
+# A figure task holds its worker's one `figure` resource while its notebook runs (in a kernel process
+# of its own); the worker's second thread runs the tasks of the sweeps that notebooks send to the
+# cluster (intellimetry.parallel, through INTELLIMETRY_DASK_SCHEDULER), so a figure with a sweep uses
+# every worker, and a sweep always finds a free thread (no figure can wait on its own sweep).
+FIGURE = "figure"
+WORKER_THREADS = 2
+WORKER_FLAGS = f"--nthreads {WORKER_THREADS} --resources {FIGURE}=1"
 # How many differing library files a refusal lists by name.
 NAMED_FILES = 10
 
@@ -86,7 +95,8 @@ def connect(address: str, out=sys.stdout) -> Iterator[Client]:
     if isinstance(target, int):
         # allowed_failures=0: a task whose worker dies fails at once, so run_on_cluster's single retry is
         # the only one; dashboard on any free port (the link is printed)
-        with LocalCluster(n_workers=target, threads_per_worker=1, processes=True, dashboard_address=":0",
+        with LocalCluster(n_workers=target, threads_per_worker=WORKER_THREADS, resources={FIGURE: 1},
+                          processes=True, dashboard_address=":0",
                           scheduler_kwargs={"allowed_failures": 0}) as cluster, Client(cluster) as client:
             yield client
         return
@@ -143,7 +153,8 @@ def differences(mine: dict, theirs: dict) -> list[str]:
 
 
 def check_workers(client: Client) -> dict[str, int]:
-    """{address: threads} of the workers, after refusing the run if any of them differs from this checkout."""
+    """{address: figures at once} of the workers, after refusing the run if any of them differs from this
+    checkout or lacks the `figure` resource and the second thread."""
     packages = locked_packages()
     mine = fingerprint(packages)
     theirs = client.run(fingerprint, packages, on_error="return")
@@ -156,14 +167,21 @@ def check_workers(client: Client) -> dict[str, int]:
     if problems:
         raise RunError("refused: worker(s) that differ from this checkout (a worker needs this repository at "
                        "the same commit with `make env`; stop the worker or reinstall it):\n  " + "\n  ".join(problems))
-    return {address: worker["nthreads"] for address, worker in client.scheduler_info(n_workers=-1)["workers"].items()}
+    workers = client.scheduler_info(n_workers=-1)["workers"]
+    slots = {address: int((worker.get("resources") or {}).get(FIGURE, 0)) for address, worker in workers.items()}
+    unfit = sorted(address for address, worker in workers.items()
+                   if slots[address] < 1 or worker["nthreads"] < WORKER_THREADS)
+    if unfit:
+        raise RunError(f"refused: worker(s) {', '.join(unfit)} lack the `{FIGURE}` resource or a second thread for "
+                       f"the figures' sweeps; start workers with `dask worker ADDRESS {WORKER_FLAGS}`")
+    return slots
 
 
 # ----------------------------------------------------------------- the worker side
 
 # The runner passes a figure's run context to its kernel in os.environ, which the threads of one worker
-# process share: a worker with several threads runs its figures one at a time (start workers with one
-# thread each, as local:N does).
+# process share: a worker runs its figures one at a time (its `figure` resource says so to the
+# scheduler; the lock guards a worker started with more).
 _ONE_FIGURE_AT_A_TIME = threading.Lock()
 
 
@@ -197,7 +215,9 @@ def _run_in(folder: Path, task: Task, notebook_text: str, commit: str) -> dict:
     project = Project(paths.REPO_ROOT, folder / "figures")
     try:
         _prepare(task.figure.requires)
-        execute(project, here, commit)
+        # the notebook's sweeps go to this cluster (intellimetry.parallel reads the variable)
+        with environment(**{SCHEDULER_VARIABLE: get_worker().scheduler.address}):
+            execute(project, here, commit)
     except (RunError, PreparationError) as error:
         failed = project.failed_notebook(task.profile, here.figure)
         return {"error": str(error), "failed_path": str(failed),
@@ -220,7 +240,7 @@ def _prepare(names: tuple[str, ...]) -> None:
 
 def run_on_cluster(project: Project, stale: list[Task], commit: str, scheduler: str,
                    out=sys.stdout) -> tuple[list[dict], int]:
-    """Run `stale` (in order: the longest first) on the cluster; return the sidecars and the threads used."""
+    """Run `stale` (in order: the longest first) on the cluster; return the sidecars and the figures at once."""
     with connect(scheduler, out) as client:
         workers = check_workers(client)
         slots = sum(workers.values())
@@ -237,7 +257,7 @@ def _run_all(client: Client, project: Project, stale: list[Task], commit: str, o
 
     def submit(number: int, attempt: int):
         task = stale[number]
-        future = client.submit(run_figure, task, notebooks[task.figure.id], commit, pure=False,
+        future = client.submit(run_figure, task, notebooks[task.figure.id], commit, pure=False, resources={FIGURE: 1},
                                key=f"{task.figure.id}-{run_id}-attempt{attempt}", priority=len(stale) - number)
         attempts[future] = (number, attempt)
         return future

@@ -5,6 +5,7 @@ import time
 
 import numpy as np
 
+from intellimetry.parallel import parallel_map, task_seed
 from intellimetry.soc.sandpile import Sandpile, graph, lattice
 from intellimetry.soc.simulate import fit_avalanche_exponent, record_avalanches, relax_to_stationary
 
@@ -65,21 +66,40 @@ def lattice_series(dims, sides) -> list[tuple[int, int]]:
     return list(zip(dims, sides))
 
 
-class LatticeRuns:
-    """Lattice experiments by (d, side), each simulated once: the dimension panel and the finite-size
-    panel share lattices (d = 2 and 3 at the same side), and a second run would only cost time.
+# What one experiment's settings hold (besides the system): the fit, the networks' size and the base seed.
+SETTING_KEYS = ("grains", "s_min", "s_max_fraction", "resamples", "network_nodes", "dissipative_fraction", "seed")
 
-    Calls run in the caller's order, so a shared `rng` in `fit_args` gives the same streams as
-    calling lattice_experiment directly for every first occurrence."""
 
-    def __init__(self, **fit_args):
-        self.fit_args = fit_args
-        self.runs: dict[tuple[int, int], dict] = {}
+def run_system(settings: dict, system: tuple) -> dict:
+    """One system's experiment: ``("lattice", d, side)`` or ``("network", kind, mean_degree)``.
 
-    def __call__(self, d: int, side: int) -> dict:
-        if (d, side) not in self.runs:
-            self.runs[d, side] = lattice_experiment(d, side, **self.fit_args)
-        return self.runs[d, side]
+    Its random stream is seeded by the base seed and the system itself, so its values do not depend
+    on which other systems run, in which order, or in which process."""
+    rng = np.random.default_rng(task_seed("soc", settings["seed"], *system))
+    fit = {key: settings[key] for key in ("grains", "s_min", "s_max_fraction", "resamples")}
+    if system[0] == "lattice":
+        return lattice_experiment(system[1], system[2], rng=rng, **fit)
+    if system[0] == "network":
+        return network_experiment(system[1], system[2], settings["network_nodes"], settings["dissipative_fraction"],
+                                  settings["seed"], rng=rng, **fit)
+    raise ValueError(f"unknown system {system!r}; allowed: ('lattice', d, side) or ('network', kind, mean_degree)")
+
+
+def _sites(system: tuple, settings: dict) -> int:
+    return system[2] ** system[1] if system[0] == "lattice" else settings["network_nodes"]
+
+
+def run_systems(systems: list[tuple], settings: dict, workers: int = 1) -> dict[tuple, dict]:
+    """Every distinct system's experiment (a lattice shared by two panels runs once), by system.
+
+    The largest start first, in ``workers`` processes or on the Dask cluster in use
+    (:func:`intellimetry.parallel.parallel_map`); the values do not depend on where they ran."""
+    missing = sorted(set(SETTING_KEYS) - set(settings))
+    if missing:
+        raise ValueError(f"settings lack {missing}; an experiment needs {list(SETTING_KEYS)}")
+    distinct = sorted(dict.fromkeys(systems), key=lambda system: -_sites(system, settings))
+    rows = parallel_map(run_system, distinct, shared=settings, workers=workers, desc="systems")
+    return dict(zip(distinct, rows))
 
 
 # what the book quotes of one experiment (the raw avalanche sizes stay out of the sidecar)
