@@ -13,8 +13,8 @@ import pytest
 from intellimetry.paths import paper_of
 from intellimetry.pipeline import prepare, runner
 from intellimetry.pipeline.project import Project
-from intellimetry.pipeline.registry import ParameterError, RegistryError
-from intellimetry.pipeline.runner import RunError, plan, run, select
+from intellimetry.pipeline.registry import Figure, ParameterError, RegistryError
+from intellimetry.pipeline.runner import RunError, Task, next_figure, plan, run, select
 
 
 def outputs(project: Project, profile: str, fig_id: str) -> dict[str, bytes]:
@@ -494,3 +494,19 @@ def test_the_language_figures_require_the_language_data():
     assert needing == {f"survival-fig{n:02d}-{slug}" for n, slug in (
         (4, "search"), (6, "coding"), (7, "mathematics"), (8, "qa"), (9, "writing"), (10, "languages"),
         (11, "fit-quality"), (12, "model-size"), (13, "prediction"))}
+
+
+def test_a_free_process_takes_a_figure_that_shares_no_fragment_with_a_running_one():
+    def task(fig_id: str, extends: str | None = None, requires: tuple = ()):
+        figure = Figure(id=fig_id, paper="aiq", notebook=Path(f"{fig_id}.md"), spec_path=Path(f"{fig_id}.yaml"),
+                        title="", timeout=60, inputs=(), depends=(), params={}, profiles={},
+                        requires=requires, extends=extends)
+        return Task(figure=figure, profile="quick", params={}, hashes={}, reasons=["new"])
+
+    waiting = list(enumerate([task("aiq-fig23-a", "_cartpole3d.yaml"), task("aiq-fig24-b", "_cartpole3d.yaml"),
+                              task("survival-fig07-c", "_language.yaml", ("language-data",)), task("aiq-fig05-d")]))
+    assert next_figure(waiting, set(), set())[0] == 0  # the order given (longest first)
+    assert next_figure(waiting, set(), {"_cartpole3d.yaml"})[0] == 2
+    assert next_figure(waiting, {"language-data"}, {"_cartpole3d.yaml"})[0] == 3
+    assert next_figure(waiting[:3], {"language-data"}, {"_cartpole3d.yaml"})[0] == 0  # else it waits its turn
+    assert next_figure(waiting[2:3], {"language-data"}, set()) is None

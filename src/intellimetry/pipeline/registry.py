@@ -132,6 +132,7 @@ class Figure:
     profiles: dict[str, dict] = field(hash=False)
     paper_scale: PaperScale | None = field(default=None, hash=False)
     requires: tuple[str, ...] = ()  # preparation steps (intellimetry.pipeline.prepare) run before it
+    extends: str | None = None  # its `_<name>.yaml` fragment: figures sharing one share cached models
 
     def resolve(self, profile: str = "quick", overrides: dict[str, str] | None = None) -> dict:
         """Validated parameters: quick, full or smoke, plus string overrides (which make it `custom`)."""
@@ -237,7 +238,7 @@ def load_figure(spec_path: Path) -> Figure:
     figure = Figure(
         id=fig_id, paper=paper, notebook=notebook, spec_path=spec_path,
         title=str(raw.get("title", fig_id)), timeout=int(raw.get("timeout", DEFAULT_TIMEOUT_S)),
-        inputs=inputs, depends=depends, params=params, profiles=profiles)
+        inputs=inputs, depends=depends, params=params, profiles=profiles, extends=raw.get("extends"))
     for profile in profiles:
         try:
             figure.resolve(profile)

@@ -376,12 +376,23 @@ def _run_sequential(project: Project, stale: list[Task], commit: str, out, prepa
     return built
 
 
+def next_figure(waiting: list[tuple[int, Task]], unprepared: set[str], running_fragments: set):
+    """The first waiting (number, task) whose preparation steps are done, preferring one whose YAML
+    fragment no running figure shares; None if every one waits for a step."""
+    ready = [item for item in waiting if not unprepared & set(item[1].figure.requires)]
+    apart = (item for item in ready
+             if item[1].figure.extends is None or item[1].figure.extends not in running_fragments)
+    return next(apart, ready[0] if ready else None)
+
+
 def _run_parallel(project: Project, stale: list[Task], commit: str, jobs: int, out,
                   preparations=()) -> list[dict]:
-    """Execute in `jobs` worker processes, in the given order, except that a figure whose preparation
-    step (YAML `requires`) is still running waits while the next figure that needs none takes the
-    free process; the steps themselves run first, as jobs of the same pool. At a failure or Ctrl-C
-    the workers are stopped at once.
+    """Execute in `jobs` worker processes, in the given order, except that a free process takes the
+    next figure that (1) needs no preparation step (YAML `requires`) still running and (2) shares no
+    YAML fragment with a running figure, if there is one: figures of one fragment share trained
+    models, and the second would only wait for the first's model-cache locks, leaving a core idle.
+    The steps themselves run first, as jobs of the same pool. At a failure or Ctrl-C the workers are
+    stopped at once.
 
     A stopped worker leaves its staging folder, which the next run removes; published outputs are
     never touched, since publishing is the last step of a clean run.
@@ -392,7 +403,7 @@ def _run_parallel(project: Project, stale: list[Task], commit: str, jobs: int, o
     unprepared = set(preparations)
     waiting = list(enumerate(stale))
     print(f"running {len(stale)} figure(s) in {jobs} processes, longest first ...", file=out, flush=True)
-    built, done, in_flight = [], 0, 0
+    built, done, in_flight, running = [], 0, 0, {}
     with context.Pool(jobs, initializer=ignore_interrupts) as pool:  # leaving the block terminates it
         def launch(function, args, what) -> None:
             pool.apply_async(function, args, callback=lambda result: finished.put((what, result, None)),
@@ -405,10 +416,11 @@ def _run_parallel(project: Project, stale: list[Task], commit: str, jobs: int, o
             in_flight += 1
         while waiting or in_flight:
             while in_flight < jobs:
-                ready = next((item for item in waiting if not unprepared & set(item[1].figure.requires)), None)
+                ready = next_figure(waiting, unprepared, set(running.values()))
                 if ready is None:
                     break
                 waiting.remove(ready)
+                running[ready[0]] = ready[1].figure.extends
                 launch(execute_locked, (project, ready[1], commit), ready[0])
                 in_flight += 1
             what, result, error = finished.get()
@@ -421,6 +433,7 @@ def _run_parallel(project: Project, stale: list[Task], commit: str, jobs: int, o
                       file=out, flush=True)
                 continue
             done += 1
+            running.pop(what)
             task = stale[what]
             took = f"done in {result['wall_time_s']:.1f} s" if result else "built by another runner"
             print(f"[{done}/{len(stale)}] {task.figure.id} ({task.profile}) {took} "
