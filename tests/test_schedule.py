@@ -23,7 +23,18 @@ def test_longest_first_uses_the_sidecar_then_the_records_then_a_default(tmp_path
     assert schedule.expected_seconds(tmp_path / "none.json", "c", records) == 3.0
     assert schedule.expected_seconds(tmp_path / "none.json", "d", records) == schedule.UNKNOWN_SECONDS
     seconds = {"a": 12.5, "b": 40.0, "c": 3.0, "d": 12.5}
-    assert schedule.longest_first(["a", "b", "c", "d"], seconds, key=str) == ["b", "a", "d", "c"]
+    assert schedule.longest_chains_first(["a", "b", "c", "d"], seconds, key=str, chain=lambda _: None) \
+        == ["b", "a", "d", "c"]
+
+
+def test_figures_sharing_a_fragment_run_as_one_chain_in_figure_order():
+    # fig29 was timed longest because it trained the models fig23 and fig24 measure: the chain
+    # (fig23, fig24, fig29) still starts with fig23, and the chain's total puts it first
+    seconds = {"aiq-fig23": 5.0, "aiq-fig24": 6.0, "aiq-fig29": 70.0, "soc-fig15": 40.0, "gindex-fig09": 27.0}
+    fragment = {"aiq-fig23": "_cartpole3d.yaml", "aiq-fig24": "_cartpole3d.yaml", "aiq-fig29": "_cartpole3d.yaml"}
+    items = ["soc-fig15", "aiq-fig29", "gindex-fig09", "aiq-fig24", "aiq-fig23"]
+    assert schedule.longest_chains_first(items, seconds, key=str, chain=fragment.get) == \
+        ["aiq-fig23", "aiq-fig24", "aiq-fig29", "soc-fig15", "gindex-fig09"]
 
 
 def test_a_committed_record_gives_each_figures_time(tmp_path):
@@ -56,7 +67,7 @@ def test_the_summary_names_the_slowest_figures_and_adds_up_cache_use():
 def test_a_run_orders_figures_longest_first_and_ends_with_the_summary(mini_project):
     fig_times = {"survival-fig01-tiny": 1.0, "soc-fig02-tiny": 50.0}
     tasks = plan(mini_project, [])
-    ordered = schedule.longest_first(tasks, fig_times, key=lambda t: t.figure.id)
+    ordered = schedule.longest_chains_first(tasks, fig_times, key=lambda t: t.figure.id, chain=lambda t: None)
     assert [t.figure.id for t in ordered] == ["soc-fig02-tiny", "survival-fig01-tiny"]
     report = io.StringIO()
     run(mini_project, [], jobs=2, out=report)

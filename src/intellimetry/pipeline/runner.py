@@ -12,8 +12,10 @@ moved into figures/<profile>/<paper>/ file by file (the sidecar last) only after
 A figure being run holds a lock, so a second runner on the same figure waits for it.
 
 By default as many notebooks run at once as the machine has cores, the longest first (from the run
-times recorded in sidecars or in data/runs/<profile>.json), each kernel limited to its share of the
-cores; the run ends with a summary (total time, the slowest figures, cache hits).
+times recorded in sidecars or in data/runs/<profile>.json; figures sharing a YAML fragment one after
+the other), each kernel limited to its share of the cores; a missing preparation step (YAML
+`requires`) runs as one of the jobs; the run ends with a summary (total time, the slowest figures,
+cache hits).
 """
 from __future__ import annotations
 
@@ -56,7 +58,7 @@ from intellimetry.pipeline.registry import (
 from intellimetry.pipeline.schedule import (
     available_cores,
     expected_seconds,
-    longest_first,
+    longest_chains_first,
     recorded_seconds,
     summary,
     thread_environment,
@@ -346,12 +348,13 @@ def run(project: Project, ids: list[str], profile: str = "quick", overrides: dic
 
 
 def order_for_parallel(project: Project, stale: list[Task]) -> list[Task]:
-    """Longest first, by each figure's last run time: its sidecar, else the committed record of its
-    profile, else that of quick (a custom or smoke run of a figure is assumed to take what quick took)."""
+    """Longest first, by each figure's last run time (its sidecar, else the committed record of its
+    profile, else that of quick: a custom or smoke run is assumed to take what quick took); figures
+    sharing a YAML fragment as one chain, in figure order (schedule.longest_chains_first)."""
     records = [recorded_seconds(profile) for profile in dict.fromkeys((stale[0].profile, "quick"))]
     seconds = {task.figure.id: expected_seconds(project.sidecar(task.profile, task.figure), task.figure.id, records)
                for task in stale}
-    return longest_first(stale, seconds, key=lambda task: task.figure.id)
+    return longest_chains_first(stale, seconds, key=lambda task: task.figure.id, chain=lambda task: task.figure.extends)
 
 
 def _prepare_all(names: list[str], out) -> None:

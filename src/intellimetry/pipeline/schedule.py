@@ -66,9 +66,18 @@ def expected_seconds(sidecar: Path, fig_id: str, records: list[dict[str, float]]
     return UNKNOWN_SECONDS
 
 
-def longest_first(items: list, seconds: dict[str, float], key) -> list:
-    """`items` sorted by expected run time, longest first; ties keep their order."""
-    return sorted(items, key=lambda item: -seconds[key(item)])
+def longest_chains_first(items: list, seconds: dict[str, float], key, chain) -> list:
+    """`items` in chains: those whose `chain(item)` is the same (figures sharing a YAML fragment, and
+    with it trained models) one after the other in the order of their keys (the paper's figure
+    numbers: the figure that measures the shared models runs first and trains them), the chains by
+    their total expected time, longest first (ties keep their order); an item whose chain is None is a
+    chain of its own."""
+    chains: dict = {}
+    for item in items:
+        name = chain(item)
+        chains.setdefault(key(item) if name is None else name, []).append(item)
+    ordered = sorted(chains.values(), key=lambda members: -sum(seconds[key(item)] for item in members))
+    return [item for members in ordered for item in sorted(members, key=key)]
 
 
 def summary(run_seconds: float, built: list[dict], fresh: int, jobs: int) -> str:
