@@ -30,18 +30,21 @@ help: ## this list
 # Binder's postBuild copies the same file. The kernel's display name is the one in the notebooks' headers:
 # with another, JupyterLab rewrites the header when it opens a notebook (and the figure goes stale).
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.d/intellimetry.json
-# The install: pip takes torch first (pip's own configuration may point it at a local CPU build, which
-# uv would not look for); uv installs the rest in parallel, about a minute faster than pip on 2 cores.
-# Bytecode is compiled at install: where PYTHONDONTWRITEBYTECODE is set, every notebook kernel
-# would otherwise compile torch and the rest from source on each import.
+# The install: uv (pinned, from PyPI) installs the pinned set in parallel, 30 s instead of pip's two
+# minutes on 2 cores. uv reads no pip configuration, so the local wheel folders that pip's is set to
+# look in (find-links: on some machines a CPU build of torch on disk, instead of PyPI's CUDA build of
+# several GB) are handed on. Bytecode is compiled at install: where PYTHONDONTWRITEBYTECODE is set,
+# every notebook kernel would otherwise compile torch and the rest from source on each import.
 UV_VERSION := 0.13.9
 UV := $(VENV)/bin/uv
+FIND_LINKS := $(PIP_FIND_LINKS) $(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null)
 $(INSTALLED): requirements.txt requirements-lock.txt pyproject.toml jupyterlab-overrides.json
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || \
 	  { echo "Python 3.11 is required (found $(PYTHON)); set PYTHON=/path/to/python3.11"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet -c requirements-lock.txt torch uv==$(UV_VERSION)
-	$(UV) pip install --quiet --compile-bytecode --python $(PY) -r requirements.txt -c requirements-lock.txt
+	$(PY) -m pip install --quiet uv==$(UV_VERSION)
+	$(UV) pip install --quiet --compile-bytecode --python $(PY) $(addprefix --find-links ,$(FIND_LINKS)) \
+	  -r requirements.txt -c requirements-lock.txt
 	$(UV) pip install --quiet --compile-bytecode --python $(PY) --no-deps -e .
 	$(PY) -m ipykernel install --prefix $(VENV) --name python3 --display-name "Python 3" > /dev/null
 	mkdir -p $(dir $(LAB_OVERRIDES)) && cp jupyterlab-overrides.json $(LAB_OVERRIDES)
