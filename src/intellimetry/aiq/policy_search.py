@@ -36,12 +36,11 @@ from typing import Sequence
 
 import numpy as np
 
-from intellimetry.aiq.pools import AgentResult, Architecture, _load_cached, agent_seed
+from intellimetry.aiq.pools import AgentResult, Architecture, _load_cached, agent_seed, train_missing
 from intellimetry.aiq.teacher import check_cem_settings, cross_entropy_method
 from intellimetry.cache import ModelCache, TrainingCode
 from intellimetry.cartpole import CARTPOLE_MAX_STEPS, RESET_BOUND, BatchCartPole, check_cartpole_physics
 from intellimetry.checks import check_float, check_int
-from intellimetry.parallel import in_process, parallel_map
 
 # Bump when training or scoring changes in a way the source hashes below would not catch.
 CACHE_VERSION = 1
@@ -501,17 +500,11 @@ def rl_pool(task, architectures: Sequence[Architecture], budget: CEMBudget, seed
                                        "budget": budget.to_dict(), "weights": weights.tolist()})
         results[index] = result
 
-    if in_process(workers, len(missing)):
-        from tqdm import tqdm
+    def cached(index: int) -> AgentResult | None:
+        results[index] = _load_cached(cache, keys[index], architectures[index], seeds[index])
+        return results[index]
 
-        for i in tqdm(missing, desc=f"RL pool {task.name}", disable=not progress, leave=False):
-            with cache.claim(keys[i]):  # a figure run beside this one may have trained it meanwhile
-                results[i] = _load_cached(cache, keys[i], architectures[i], seeds[i])
-                if results[i] is None:
-                    store(i, _train_job(task, jobs[i]))
-    else:
-        parallel_map(_train_job, jobs.values(), workers=workers, shared=task, desc=f"RL pool {task.name}",
-                     progress=progress, on_result=lambda j, trained: store(missing[j], trained))
+    train_missing(_train_job, task, jobs, cache, keys, cached, store, workers, f"RL pool {task.name}", progress)
     return results  # type: ignore[return-value]
 
 

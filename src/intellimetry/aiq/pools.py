@@ -528,18 +528,33 @@ def run_pool(data, architectures: Sequence[Architecture], budget: Budget, seed: 
         _store(cache, keys[index], result, fingerprint, arrays.name, budget)
         results[index] = result
 
+    def cached(index: int) -> AgentResult | None:
+        results[index] = _load_cached(cache, keys[index], architectures[index], seeds[index])
+        return results[index]
+
+    train_missing(_train_task, arrays, tasks, cache, keys, cached, store, workers, f"pool {arrays.name}", progress)
+    return results  # type: ignore[return-value]
+
+
+def train_missing(train, shared, tasks: dict[int, object], cache: ModelCache, keys: list[str], cached, store,
+                  workers: int, desc: str, progress: bool) -> None:
+    """Train a pool's missing members ``tasks`` ({index: task}, ``train(shared, task)`` each) and
+    ``store(index, result)`` each at once, so an interrupted pool keeps the finished ones.
+
+    In this process they train one by one, each under its cache item's lock, and are first looked
+    up again (``cached(index)``): a figure run beside this one may have trained it meanwhile. With
+    workers, or on a Dask cluster, they go through :func:`intellimetry.parallel.parallel_map`."""
+    missing = list(tasks)
     if in_process(workers, len(missing)):
         from tqdm import tqdm
 
-        for i in tqdm(missing, desc=f"pool {arrays.name}", disable=not progress, leave=False):
-            with cache.claim(keys[i]):  # a figure run beside this one may have trained it meanwhile
-                results[i] = _load_cached(cache, keys[i], architectures[i], seeds[i])
-                if results[i] is None:
-                    store(i, _train_task(arrays, tasks[i]))
+        for i in tqdm(missing, desc=desc, disable=not progress, leave=False):
+            with cache.claim(keys[i]):
+                if cached(i) is None:
+                    store(i, train(shared, tasks[i]))
     else:
-        parallel_map(_train_task, tasks.values(), workers=workers, shared=arrays, desc=f"pool {arrays.name}",
-                     progress=progress, on_result=lambda j, result: store(missing[j], result))
-    return results  # type: ignore[return-value]
+        parallel_map(train, tasks.values(), workers=workers, shared=shared, desc=desc, progress=progress,
+                     on_result=lambda j, result: store(missing[j], result))
 
 
 def handicap_seed(seed: int, depth: int, width: int) -> int:
