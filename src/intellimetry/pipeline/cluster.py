@@ -41,7 +41,7 @@ from intellimetry.atomic import atomic_path, exclusive_lock, write_json
 from intellimetry.parallel import SCHEDULER_VARIABLE
 from intellimetry.pipeline.execution import environment
 from intellimetry.pipeline.hashing import _changed_files, file_hashes
-from intellimetry.pipeline.prepare import PREPARATIONS, PreparationError, run_preparation
+from intellimetry.pipeline.prepare import PreparationError, ensure
 from intellimetry.pipeline.project import Project
 from intellimetry.pipeline.registry import ParameterError
 from intellimetry.pipeline.runner import (
@@ -214,7 +214,7 @@ def _run_in(folder: Path, task: Task, notebook_text: str, commit: str) -> dict:
     here = replace(task, figure=replace(task.figure, notebook=notebook))
     project = Project(paths.REPO_ROOT, folder / "figures")
     try:
-        _prepare(task.figure.requires)
+        ensure(task.figure.requires)  # once per machine, into the worker's own cache
         # the notebook's sweeps go to this cluster (intellimetry.parallel reads the variable)
         with environment(**{SCHEDULER_VARIABLE: get_worker().scheduler.address}):
             execute(project, here, commit)
@@ -224,16 +224,6 @@ def _run_in(folder: Path, task: Task, notebook_text: str, commit: str) -> dict:
                 "failed_notebook": failed.read_bytes() if failed.exists() else None}
     out_dir = project.output_dir(task.profile, here.figure)
     return {"files": {path.name: path.read_bytes() for path in sorted(out_dir.iterdir())}}
-
-
-def _prepare(names: tuple[str, ...]) -> None:
-    """The preparation steps a figure requires, done once per machine into the worker's own cache (the
-    lock keeps two workers of one machine from fetching at the same time)."""
-    for name in names:
-        step = PREPARATIONS[name]
-        with exclusive_lock(step.stamp.with_name(f"{step.stamp.name}.lock")):
-            if not step.done:
-                run_preparation(step)
 
 
 # ----------------------------------------------------------------- the client side

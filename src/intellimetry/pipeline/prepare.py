@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from intellimetry import paths
+from intellimetry.atomic import exclusive_lock
 
 
 class PreparationError(RuntimeError):
@@ -71,3 +72,13 @@ def run_preparation(step: Preparation) -> float:
     step.stamp.parent.mkdir(parents=True, exist_ok=True)
     step.stamp.touch()
     return time.monotonic() - started
+
+
+def ensure(names) -> None:
+    """Run the named steps that are not done yet, each under a lock beside its stamp, so that two
+    processes of one machine (cluster workers, two runners) never fetch the same step at once."""
+    for name in names:
+        step = PREPARATIONS[name]
+        with exclusive_lock(step.stamp.with_name(f"{step.stamp.name}.lock")):
+            if not step.done:
+                run_preparation(step)
