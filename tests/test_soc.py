@@ -206,3 +206,14 @@ def test_power_law_from_d2_ignores_the_one_dimensional_pile():
     assert summary["power_law_from_d2"] is True
     rows[2]["power_law"] = False
     assert study.avalanche_summary(rows, [], rows[1:], [], rows)["power_law_from_d2"] is False
+
+
+def test_erdos_renyi_network_is_the_giant_component_of_the_asked_mean_degree():
+    # G(n, p) with mean degree c = 4: the giant component holds S of the nodes, S = 1 - exp(-c S),
+    # S = 0.9802; its own mean degree is a little above c (the small components are trees)
+    g = study.make_network("erdos_renyi", 4, 20000, seed=1)
+    assert nx.is_connected(g) and sorted(g.nodes) == list(range(g.number_of_nodes()))
+    assert abs(g.number_of_nodes() / 20000 - 0.9802) < 0.005
+    assert 4.0 < 2 * g.number_of_edges() / g.number_of_nodes() < 4.2
+    with pytest.raises(ValueError, match="allowed: random_regular, erdos_renyi"):
+        study.make_network("scale_free", 4, 100, seed=1)
