@@ -2,6 +2,11 @@
 
     .venv/bin/python benchmarks/bench_scale_out.py                    # SOC on the full profile
     .venv/bin/python benchmarks/bench_scale_out.py --profile quick    # a short check that it works
+    .venv/bin/python benchmarks/bench_scale_out.py --keep-figures     # and keep the sequential run's figures
+
+--keep-figures copies the one-at-a-time run's figures into the project's figures/<profile>/ (the
+runner's hashes with them, so they count as up to date there), from where
+`python -m intellimetry.book record --profile full` can record them.
 
 Target: `--scheduler local:2` at least 1.7x faster than `--jobs 1` on 2 cores, with every figure's
 statistics and verdicts identical (as `python -m intellimetry.book record` keeps them; the sidecars'
@@ -15,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -67,12 +73,18 @@ def main() -> int:
     parser.add_argument("--profile", default="full", choices=("quick", "full", "smoke"))
     parser.add_argument("--paper", default="soc", choices=PAPERS)
     parser.add_argument("--workers", type=int, default=2, help="worker processes of the LocalCluster (default 2)")
+    parser.add_argument("--keep-figures", action="store_true",
+                        help="copy the one-at-a-time run's figures into the project's figures folder")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-scale-out-") as tmp:
         sequential, clustered = Path(tmp) / "sequential", Path(tmp) / "cluster"
         one_at_a_time = timed_run(sequential, args.profile, args.paper, ["--jobs", "1"])
         on_cluster = timed_run(clustered, args.profile, args.paper, ["--scheduler", f"local:{args.workers}"])
         expected, got = results(sequential, args.profile, args.paper), results(clustered, args.profile, args.paper)
+        if args.keep_figures:
+            kept = Project.at().figures_dir / args.profile
+            shutil.copytree(sequential / "figures" / args.profile, kept, dirs_exist_ok=True)
+            print(f"kept the one-at-a-time run's figures in {kept}")
     judged_differ = sorted(fig_id for fig_id in expected.keys() | got.keys()
                            if (expected.get(fig_id) or {}).get("judged") != (got.get(fig_id) or {}).get("judged"))
     values_differ = {fig_id: differing_keys(expected[fig_id]["values"], got[fig_id]["values"])
