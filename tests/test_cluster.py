@@ -203,8 +203,8 @@ def test_a_worker_without_the_figure_resource_is_refused(mini_project):
 
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as local, \
             Client(local):
-        with pytest.raises(RunError, match="lack the `figure` resource or a second thread .* "
-                                           "`dask worker ADDRESS --nthreads 2 --resources figure=1`"):
+        with pytest.raises(RunError, match="lack the `figure` or `sweep` resource or a second thread .* "
+                                           "`dask worker ADDRESS --nthreads 2 --resources figure=1,sweep=1`"):
             run(mini_project, [], scheduler=local.scheduler_address, out=io.StringIO())
     for fig_id in FIGURES:
         assert outputs(mini_project, "quick", fig_id) == {}

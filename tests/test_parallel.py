@@ -30,6 +30,17 @@ def shared_kind(shared, x: int) -> str:
     return f"{type(shared).__name__} {x}"
 
 
+def running_span(x: int) -> tuple[float, float]:
+    started = time.monotonic()  # one clock for the worker process's threads
+    time.sleep(0.3)
+    return started, time.monotonic()
+
+
+def overlapping(spans) -> bool:
+    spans = sorted(spans)
+    return any(later[0] < earlier[1] for earlier, later in zip(spans, spans[1:]))
+
+
 def fail_on_two(x: int) -> int:
     if x == 2:
         raise ValueError(f"bad value {x}")
@@ -98,6 +109,17 @@ def test_a_local_dask_cluster_gives_the_values_of_the_sequential_path():
         assert in_process(1, 8)  # the client closed: back to this process
         with dask.config.set({"scheduler-address": cluster.scheduler_address}):
             assert in_process(1, 8)  # an address alone connects nothing (see the module docstring)
+
+
+def test_on_workers_offering_the_sweep_resource_a_worker_runs_one_task_at_a_time():
+    # two threads: without the resource, two sleeping tasks share the worker (and would share its GIL)
+    from distributed import Client, LocalCluster
+
+    for resources, expected in (({"sweep": 1}, False), (None, True)):
+        with LocalCluster(n_workers=1, processes=True, threads_per_worker=2, resources=resources,
+                          dashboard_address=None) as cluster, Client(cluster) as client:
+            spans = parallel_map(running_span, range(4), client=client, progress=False)
+        assert overlapping(spans) is expected, resources
 
 
 # ---------------------------------------------------------------- the sweeps moved onto the map

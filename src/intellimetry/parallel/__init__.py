@@ -173,6 +173,10 @@ def _map_on_processes(function: Callable, tasks: list, extra: tuple, workers: in
 # --------------------------------------------------------------------------- Dask
 
 SCHEDULER_VARIABLE = "INTELLIMETRY_DASK_SCHEDULER"
+# A worker of the figure runner (intellimetry.pipeline.cluster) offers one `sweep` resource, and a
+# sweep's tasks each take it: two tasks in one worker process would share its GIL (the SOC kernels and
+# the bootstrap fits hold it) and run at half speed each, one of them maybe the longest task.
+SWEEP_RESOURCE = "sweep"
 _SCHEDULER_CLIENTS: dict = {}  # address -> the client of this process (one connection, kept open)
 
 
@@ -216,7 +220,8 @@ def _map_on_dask(client, function: Callable, tasks: list, extra: tuple, finish) 
 
     # scatter([value]): one future for the whole object (a dict or tuple alone would be split up)
     shared = tuple(client.scatter([value], broadcast=True)[0] for value in extra)
-    futures = [client.submit(_apply, function, task, *shared, pure=False) for task in tasks]
+    resources = _sweep_resources(client)
+    futures = [client.submit(_apply, function, task, *shared, pure=False, resources=resources) for task in tasks]
     index_of = {future.key: index for index, future in enumerate(futures)}
     try:
         for future in dask_completed(futures, loop=client.loop):  # this client, maybe not the default
@@ -227,6 +232,15 @@ def _map_on_dask(client, function: Callable, tasks: list, extra: tuple, finish) 
     except BaseException:
         client.cancel(futures)
         raise
+
+
+def _sweep_resources(client) -> dict | None:
+    """``{"sweep": 1}`` when every worker offers the `sweep` resource (the figure runner's workers do),
+    so a worker process runs one sweep task at a time; None on other clusters (any free thread)."""
+    workers = client.scheduler_info(n_workers=-1)["workers"].values()
+    if workers and all((worker.get("resources") or {}).get(SWEEP_RESOURCE, 0) >= 1 for worker in workers):
+        return {SWEEP_RESOURCE: 1}
+    return None
 
 
 def _apply(function: Callable, task, *shared):

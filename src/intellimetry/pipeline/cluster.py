@@ -38,7 +38,7 @@ from distributed.comm.registry import backends
 
 from intellimetry import paths
 from intellimetry.atomic import atomic_path, exclusive_lock, write_json
-from intellimetry.parallel import SCHEDULER_VARIABLE
+from intellimetry.parallel import SCHEDULER_VARIABLE, SWEEP_RESOURCE
 from intellimetry.pipeline.execution import environment
 from intellimetry.pipeline.hashing import _changed_files, file_hashes
 from intellimetry.pipeline.prepare import PreparationError, ensure
@@ -60,11 +60,13 @@ SCHEDULER_FORMS = ("local:N (a LocalCluster of N worker processes on this machin
 LOCK_FILE = paths.REPO_ROOT / "requirements-lock.txt"
 # A figure task holds its worker's one `figure` resource while its notebook runs (in a kernel process
 # of its own); the worker's second thread runs the tasks of the sweeps that notebooks send to the
-# cluster (intellimetry.parallel, through INTELLIMETRY_DASK_SCHEDULER), so a figure with a sweep uses
-# every worker, and a sweep always finds a free thread (no figure can wait on its own sweep).
+# cluster (intellimetry.parallel, through INTELLIMETRY_DASK_SCHEDULER), one at a time as its one
+# `sweep` resource says, so a figure with a sweep uses every worker, and a sweep always finds a free
+# thread (no figure can wait on its own sweep).
 FIGURE = "figure"
 WORKER_THREADS = 2
-WORKER_FLAGS = f"--nthreads {WORKER_THREADS} --resources {FIGURE}=1"
+WORKER_RESOURCES = {FIGURE: 1, SWEEP_RESOURCE: 1}
+WORKER_FLAGS = f"--nthreads {WORKER_THREADS} --resources {FIGURE}=1,{SWEEP_RESOURCE}=1"
 # How many differing library files a refusal lists by name.
 NAMED_FILES = 10
 
@@ -95,7 +97,7 @@ def connect(address: str, out=sys.stdout) -> Iterator[Client]:
     if isinstance(target, int):
         # allowed_failures=0: a task whose worker dies fails at once, so run_on_cluster's single retry is
         # the only one; dashboard on any free port (the link is printed)
-        with LocalCluster(n_workers=target, threads_per_worker=WORKER_THREADS, resources={FIGURE: 1},
+        with LocalCluster(n_workers=target, threads_per_worker=WORKER_THREADS, resources=WORKER_RESOURCES,
                           processes=True, dashboard_address=":0",
                           scheduler_kwargs={"allowed_failures": 0}) as cluster, Client(cluster) as client:
             yield client
@@ -170,10 +172,11 @@ def check_workers(client: Client) -> dict[str, int]:
     workers = client.scheduler_info(n_workers=-1)["workers"]
     slots = {address: int((worker.get("resources") or {}).get(FIGURE, 0)) for address, worker in workers.items()}
     unfit = sorted(address for address, worker in workers.items()
-                   if slots[address] < 1 or worker["nthreads"] < WORKER_THREADS)
+                   if worker["nthreads"] < WORKER_THREADS
+                   or any((worker.get("resources") or {}).get(name, 0) < need for name, need in WORKER_RESOURCES.items()))
     if unfit:
-        raise RunError(f"refused: worker(s) {', '.join(unfit)} lack the `{FIGURE}` resource or a second thread for "
-                       f"the figures' sweeps; start workers with `dask worker ADDRESS {WORKER_FLAGS}`")
+        raise RunError(f"refused: worker(s) {', '.join(unfit)} lack the `{FIGURE}` or `{SWEEP_RESOURCE}` resource or "
+                       f"a second thread for the figures' sweeps; start workers with `dask worker ADDRESS {WORKER_FLAGS}`")
     return slots
 
 
