@@ -125,13 +125,15 @@ def record_system(settings, system):  # top level: parallel_map sends only impor
     return {"system": system}
 
 
-def test_each_distinct_system_runs_once_largest_first(monkeypatch):
+def test_each_distinct_system_runs_once_longest_first(monkeypatch):
     calls = CALLS
     calls.clear()
     monkeypatch.setattr(study, "run_system", record_system)
     systems = [("lattice", 2, 16), ("network", "random_regular", 3), ("lattice", 3, 8), ("lattice", 2, 16)]
     runs = study.run_systems(systems, TINY)
-    assert calls == [("lattice", 3, 8), ("lattice", 2, 16), ("network", "random_regular", 3)]  # 512, 256, 60 sites
+    # expected topplings per grain: 1 / 0.05 = 20 on the network, 16² / 24 = 10.7 and 8² / 36 = 1.8 on the
+    # lattices (by sites, 512, 256 and 60, the order would be the reverse)
+    assert calls == [("network", "random_regular", 3), ("lattice", 2, 16), ("lattice", 3, 8)]
     assert runs[("lattice", 2, 16)] == {"system": ("lattice", 2, 16)} and len(runs) == 3
     with pytest.raises(ValueError, match="settings lack \\['seed'\\]"):
         study.run_systems(systems, {k: v for k, v in TINY.items() if k != "seed"})
