@@ -30,10 +30,14 @@ def shared_kind(shared, x: int) -> str:
     return f"{type(shared).__name__} {x}"
 
 
-def running_span(x: int) -> tuple[float, float]:
-    started = time.monotonic()  # one clock for the worker process's threads
-    time.sleep(0.3)
+def running_span(x: int, seconds: float = 0.3) -> tuple[float, float]:
+    started = time.monotonic()  # one clock for all processes of the machine
+    time.sleep(seconds)
     return started, time.monotonic()
+
+
+def long_then_short(x: int) -> tuple[float, float]:
+    return running_span(x, 1.5 if x == 0 else 0.1)
 
 
 def overlapping(spans) -> bool:
@@ -120,6 +124,18 @@ def test_on_workers_offering_the_sweep_resource_a_worker_runs_one_task_at_a_time
                           dashboard_address=None) as cluster, Client(cluster) as client:
             spans = parallel_map(running_span, range(4), client=client, progress=False)
         assert overlapping(spans) is expected, resources
+
+
+def test_on_sweep_slots_the_short_tasks_go_to_the_free_worker_while_the_long_one_runs():
+    # Dask sends a resource-bound task to a worker when it is submitted, three and three here, so task 2
+    # would wait for the long task 0; the map hands out one task per free slot, in the order given
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, processes=True, threads_per_worker=2, resources={"sweep": 1},
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        spans = parallel_map(long_then_short, range(6), client=client, progress=False)
+    starts, long_end = [start for start, _ in spans], spans[0][1]
+    assert starts[1:] == sorted(starts[1:]) and all(start < long_end for start in starts[1:])
 
 
 # ---------------------------------------------------------------- the sweeps moved onto the map

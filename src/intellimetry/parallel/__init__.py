@@ -220,27 +220,48 @@ def _map_on_dask(client, function: Callable, tasks: list, extra: tuple, finish) 
 
     # scatter([value]): one future for the whole object (a dict or tuple alone would be split up)
     shared = tuple(client.scatter([value], broadcast=True)[0] for value in extra)
-    resources = _sweep_resources(client)
-    futures = [client.submit(_apply, function, task, *shared, pure=False, resources=resources) for task in tasks]
-    index_of = {future.key: index for index, future in enumerate(futures)}
+    resources, slots = _sweep_slots(client)
+    submitted: list = []
+
+    def submit(index: int):
+        future = client.submit(_apply, function, tasks[index], *shared, pure=False, resources=resources)
+        submitted.append(future)
+        return future
+
+    # On the runner's workers a task takes a `sweep` slot, and Dask sends such a task to a worker as
+    # soon as it is submitted (its queue of waiting tasks holds only unrestricted ones), split by
+    # durations it cannot know yet: a long task could wait behind others on one worker while the other
+    # idles. So only as many tasks as there are slots are out at a time, the next one in the order
+    # given as each finishes; elsewhere everything is submitted and Dask's queue hands it out.
+    window = len(tasks) if slots is None else min(slots, len(tasks))
+    index_of = {submit(index).key: index for index in range(window)}
+    waiting = iter(range(window, len(tasks)))
     try:
-        for future in dask_completed(futures, loop=client.loop):  # this client, maybe not the default
+        finished = dask_completed(list(submitted), loop=client.loop)  # this client, maybe not the default
+        for future in finished:
             index = index_of[future.key]
             with _naming(index, tasks[index]):
                 result = future.result()
             finish(index, result)
+            following = next(waiting, None)
+            if following is not None:
+                upcoming = submit(following)
+                index_of[upcoming.key] = following
+                finished.add(upcoming)
     except BaseException:
-        client.cancel(futures)
+        client.cancel(submitted)
         raise
 
 
-def _sweep_resources(client) -> dict | None:
-    """``{"sweep": 1}`` when every worker offers the `sweep` resource (the figure runner's workers do),
-    so a worker process runs one sweep task at a time; None on other clusters (any free thread)."""
+def _sweep_slots(client) -> tuple[dict | None, int | None]:
+    """``({"sweep": 1}, slots)`` when every worker offers the `sweep` resource (the figure runner's
+    workers do: one each), so a worker process runs one sweep task at a time; ``(None, None)`` on
+    other clusters (any free thread)."""
     workers = client.scheduler_info(n_workers=-1)["workers"].values()
-    if workers and all((worker.get("resources") or {}).get(SWEEP_RESOURCE, 0) >= 1 for worker in workers):
-        return {SWEEP_RESOURCE: 1}
-    return None
+    offered = [(worker.get("resources") or {}).get(SWEEP_RESOURCE, 0) for worker in workers]
+    if offered and all(amount >= 1 for amount in offered):
+        return {SWEEP_RESOURCE: 1}, int(sum(offered))
+    return None, None
 
 
 def _apply(function: Callable, task, *shared):
