@@ -220,48 +220,55 @@ def _map_on_dask(client, function: Callable, tasks: list, extra: tuple, finish) 
 
     # scatter([value]): one future for the whole object (a dict or tuple alone would be split up)
     shared = tuple(client.scatter([value], broadcast=True)[0] for value in extra)
-    resources, slots = _sweep_slots(client)
-    submitted: list = []
+    slots = _sweep_slots(client)
+    submitted, placed = [], {}  # placed: future key -> (task index, the slot's worker or None)
 
-    def submit(index: int):
-        future = client.submit(_apply, function, tasks[index], *shared, pure=False, resources=resources)
+    def submit(index: int, worker: str | None = None):
+        where = {} if worker is None else {"resources": {SWEEP_RESOURCE: 1}, "workers": [worker],
+                                           "allow_other_workers": True}  # another, should this one leave
+        future = client.submit(_apply, function, tasks[index], *shared, pure=False, **where)
         submitted.append(future)
+        placed[future.key] = (index, worker)
         return future
 
-    # On the runner's workers a task takes a `sweep` slot, and Dask sends such a task to a worker as
-    # soon as it is submitted (its queue of waiting tasks holds only unrestricted ones), split by
-    # durations it cannot know yet: a long task could wait behind others on one worker while the other
-    # idles. So only as many tasks as there are slots are out at a time, the next one in the order
-    # given as each finishes; elsewhere everything is submitted and Dask's queue hands it out.
-    window = len(tasks) if slots is None else min(slots, len(tasks))
-    index_of = {submit(index).key: index for index in range(window)}
-    waiting = iter(range(window, len(tasks)))
+    # On the runner's workers each task takes a worker's one `sweep` slot. Dask sends a resource-bound
+    # task to a worker when it is submitted (its queue of waiting tasks holds only unrestricted ones),
+    # both of two tasks to one worker as readily as one to each, so a long task could wait while
+    # another worker idles. So each slot gets one task at a time, the next in the order given as its
+    # task finishes; elsewhere everything is submitted and Dask's queue hands it out.
+    if slots is None:
+        for index in range(len(tasks)):
+            submit(index)
+        waiting = iter(())
+    else:
+        for index, worker in zip(range(len(tasks)), slots):
+            submit(index, worker)
+        waiting = iter(range(min(len(slots), len(tasks)), len(tasks)))
     try:
         finished = dask_completed(list(submitted), loop=client.loop)  # this client, maybe not the default
         for future in finished:
-            index = index_of[future.key]
+            index, worker = placed[future.key]
             with _naming(index, tasks[index]):
                 result = future.result()
             finish(index, result)
             following = next(waiting, None)
             if following is not None:
-                upcoming = submit(following)
-                index_of[upcoming.key] = following
-                finished.add(upcoming)
+                finished.add(submit(following, worker))
     except BaseException:
         client.cancel(submitted)
         raise
 
 
-def _sweep_slots(client) -> tuple[dict | None, int | None]:
-    """``({"sweep": 1}, slots)`` when every worker offers the `sweep` resource (the figure runner's
-    workers do: one each), so a worker process runs one sweep task at a time; ``(None, None)`` on
-    other clusters (any free thread)."""
-    workers = client.scheduler_info(n_workers=-1)["workers"].values()
-    offered = [(worker.get("resources") or {}).get(SWEEP_RESOURCE, 0) for worker in workers]
-    if offered and all(amount >= 1 for amount in offered):
-        return {SWEEP_RESOURCE: 1}, int(sum(offered))
-    return None, None
+def _sweep_slots(client) -> list[str] | None:
+    """The workers' addresses, one per `sweep` slot, when every worker offers the resource (the figure
+    runner's workers do: one each), so a worker process runs one sweep task at a time; None on other
+    clusters (any free thread)."""
+    workers = client.scheduler_info(n_workers=-1)["workers"]
+    offered = {address: int((worker.get("resources") or {}).get(SWEEP_RESOURCE, 0))
+               for address, worker in sorted(workers.items())}
+    if offered and all(amount >= 1 for amount in offered.values()):
+        return [address for address, amount in offered.items() for _ in range(amount)]
+    return None
 
 
 def _apply(function: Callable, task, *shared):
