@@ -40,16 +40,16 @@ from intellimetry import paths
 from intellimetry.atomic import atomic_path, exclusive_lock, write_json
 from intellimetry.parallel import SCHEDULER_VARIABLE, SWEEP_RESOURCE
 from intellimetry.pipeline.execution import environment
-from intellimetry.pipeline.hashing import _changed_files, file_hashes
+from intellimetry.pipeline.hashing import changed_files, file_hashes
 from intellimetry.pipeline.prepare import PreparationError, ensure
 from intellimetry.pipeline.project import Project
 from intellimetry.pipeline.registry import ParameterError
 from intellimetry.pipeline.runner import (
     RunError,
     Task,
-    _hashes_of_run,
-    _publish,
     execute,
+    hashes_of_run,
+    publish,
     remove_orphaned_staging,
 )
 
@@ -142,7 +142,7 @@ def fingerprint(packages: list[str]) -> dict:
 def differences(mine: dict, theirs: dict) -> list[str]:
     """How a worker's fingerprint differs from this process's, as phrases naming files and versions."""
     found = []
-    files = _changed_files(mine["library"], theirs["library"])
+    files = changed_files(mine["library"], theirs["library"])
     if files:
         named = ", ".join(files[:NAMED_FILES]) + (f" and {len(files) - NAMED_FILES} more" if len(files) > NAMED_FILES
                                                   else "")
@@ -290,7 +290,7 @@ def publish_result(project: Project, task: Task, result: dict, out=sys.stdout) -
     files = _checked_files(task, result)
     sidecar_name = f"{fig_id}.json"
     sidecar = json.loads(files.pop(sidecar_name))
-    sidecar["hashes"] = _hashes_of_run(task, project, sidecar["hashes"]["reads"])
+    sidecar["hashes"] = hashes_of_run(task, project, sidecar["hashes"]["reads"])
     project.staging_dir.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f"{fig_id}.{os.getpid()}.", dir=project.staging_dir))
     try:
@@ -302,7 +302,7 @@ def publish_result(project: Project, task: Task, result: dict, out=sys.stdout) -
             print(f"waiting: {fig_id} ({task.profile}) is being published by {holder}", file=out, flush=True)
 
         with exclusive_lock(project.locks_dir / f"{task.profile}--{fig_id}.lock", waiting):
-            _publish(stage, project.output_dir(task.profile, task.figure), fig_id)
+            publish(stage, project.output_dir(task.profile, task.figure), fig_id)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
     return sidecar

@@ -100,7 +100,7 @@ def figure_hashes(figure: Figure, params: dict, root: Path, reads: list[str] | t
             "reads": sorted(reads), "total": digest_of(parts)}
 
 
-def _changed_files(old: dict, new: dict) -> list[str]:
+def changed_files(old: dict, new: dict) -> list[str]:
     return sorted(f for f in set(old) | set(new) if old.get(f) != new.get(f))
 
 
@@ -117,6 +117,6 @@ def stale_reasons(current: dict, recorded: dict | None) -> list[str]:
         if old_parts.get(name) == value:
             continue
         files_key = per_file.get(name)
-        changed = _changed_files(recorded.get(files_key) or {}, current[files_key]) if files_key else []
+        changed = changed_files(recorded.get(files_key) or {}, current[files_key]) if files_key else []
         reasons.append(f"{name} changed" + (": " + ", ".join(changed) if changed else ""))
     return reasons or ["hash changed"]

@@ -242,17 +242,17 @@ def execute(project: Project, task: Task, commit: str, progress_bar: bool = Fals
         if sidecar is None:
             raise RunError(f"{figure.id}: the notebook finished without calling save_figure(..., "
                            f"{figure.id!r}), so it produced no figure")
-        hashes = _hashes_of_run(task, project, sidecar.pop("reference_files", []))
+        hashes = hashes_of_run(task, project, sidecar.pop("reference_files", []))
         sidecar.update(hashes=hashes, wall_time_s=round(time.monotonic() - started, 2),
                        executed_notebook=executed.name, machine=machine_summary())
         write_json(sidecar_path, sidecar)
-        _publish(stage, out_dir, figure.id)
+        publish(stage, out_dir, figure.id)
         return sidecar
     finally:
         shutil.rmtree(stage, ignore_errors=True)
 
 
-def _hashes_of_run(task: Task, project: Project, reads: list[str]) -> dict:
+def hashes_of_run(task: Task, project: Project, reads: list[str]) -> dict:
     """The hashes a finished run records: the reference files it read are known only now, so its inputs
     are hashed now; the notebook, parameters, library and requirements keep the hashes taken before it
     started, so a file edited while it ran leaves the figure stale instead of passing for what ran."""
@@ -270,7 +270,7 @@ def _keep_failed(executed: Path, failed: Path) -> Path | None:
     return failed
 
 
-def _publish(stage: Path, out_dir: Path, fig_id: str) -> None:
+def publish(stage: Path, out_dir: Path, fig_id: str) -> None:
     """Move staged files into place, one atomic rename each, the sidecar last.
 
     Until the new sidecar lands, the old one's hash no longer matches the files that changed, so a
