@@ -171,12 +171,15 @@ def check_workers(client: Client) -> dict[str, int]:
                        "the same commit with `make env`; stop the worker or reinstall it):\n  " + "\n  ".join(problems))
     workers = client.scheduler_info(n_workers=-1)["workers"]
     slots = {address: int((worker.get("resources") or {}).get(FIGURE, 0)) for address, worker in workers.items()}
-    unfit = sorted(address for address, worker in workers.items()
-                   if worker["nthreads"] < WORKER_THREADS
-                   or any((worker.get("resources") or {}).get(name, 0) < need for name, need in WORKER_RESOURCES.items()))
+    def fit(worker: dict) -> bool:
+        offered = worker.get("resources") or {}
+        return worker["nthreads"] >= WORKER_THREADS and all(offered.get(name, 0) >= need
+                                                            for name, need in WORKER_RESOURCES.items())
+    unfit = sorted(address for address, worker in workers.items() if not fit(worker))
     if unfit:
-        raise RunError(f"refused: worker(s) {', '.join(unfit)} lack the `{FIGURE}` or `{SWEEP_RESOURCE}` resource or "
-                       f"a second thread for the figures' sweeps; start workers with `dask worker ADDRESS {WORKER_FLAGS}`")
+        raise RunError(f"refused: worker(s) {', '.join(unfit)} lack the `{FIGURE}` or `{SWEEP_RESOURCE}` resource "
+                       f"or a second thread for the figures' sweeps; start workers with "
+                       f"`dask worker ADDRESS {WORKER_FLAGS}`")
     return slots
 
 
