@@ -25,6 +25,8 @@ def drive(pile: Sandpile, sites: np.ndarray, kernel: str = "numba") -> dict:
     sites = np.ascontiguousarray(sites, dtype=np.int64)
     if sites.size and (sites.min() < 0 or sites.max() >= pile.n_sites):
         raise ValueError(f"sites must lie in [0, {pile.n_sites - 1}]")
+    if sites.size > np.iinfo(pile.indices.dtype).max:  # the kernel stamps sites with the grain's number
+        raise ValueError(f"at most {np.iinfo(pile.indices.dtype).max} grains per call, got {sites.size}")
     if kernel == "numba":
         return _drive_numba_wrapper(pile, sites)
     return drive_numpy(pile, sites)
@@ -36,13 +38,17 @@ def _drive_numba_wrapper(pile: Sandpile, sites: np.ndarray) -> dict:
     return {"size": size, "area": area, "duration": duration, "lost": int(lost)}
 
 
-@numba.njit(cache=True)
+# nogil: on a Dask worker the kernel runs in a task thread; holding the GIL for minutes starves the
+# worker's other threads (heartbeats, the papermill thread of a figure it runs: "Autosave too slow")
+@numba.njit(cache=True, nogil=True)
 def drive_numba(indptr, indices, threshold, heights, sites, size, area, duration):  # pragma: no cover - compiled
+    # the work arrays share the pile's index type (int32: see sandpile.INDEX_DTYPE)
     n = threshold.size
-    current = np.empty(n, dtype=np.int64)     # sites unstable at the start of this wave
-    candidates = np.empty(n, dtype=np.int64)  # sites that may be unstable after it
-    queued = np.full(n, -1, dtype=np.int64)   # wave stamp: a site enters `candidates` once per wave
-    toppled = np.full(n, -1, dtype=np.int64)  # avalanche stamp: counts each site once for the area
+    current = np.empty(n, dtype=indices.dtype)     # sites unstable at the start of this wave
+    candidates = np.empty(n, dtype=indices.dtype)  # sites that may be unstable after it
+    queued = np.full(n, -1, dtype=indices.dtype)   # wave stamp: a site enters `candidates` once per wave
+    toppled = np.full(n, -1, dtype=indices.dtype)  # avalanche stamp: counts each site once for the area
+    last_stamp = np.iinfo(indices.dtype).max - 1
     lost = 0
     wave_id = 0
     for grain in range(sites.size):
@@ -53,6 +59,9 @@ def drive_numba(indptr, indices, threshold, heights, sites, size, area, duration
         current[0] = site
         n_current = 1
         while n_current > 0:
+            if wave_id == last_stamp:  # stamps would overflow: start them again (every stamp is then stale)
+                queued[:] = -1
+                wave_id = 0
             wave_id += 1
             n_candidates = 0
             for c in range(n_current):
@@ -102,7 +111,7 @@ def drive_numpy(pile: Sandpile, sites: np.ndarray, first_wave: np.ndarray | None
             first_wave[:] = -1
         while (unstable := h >= z).any():
             h -= z * unstable
-            h += np.bincount(pile.indices, weights=unstable[sources], minlength=pile.n_sites).astype(np.int64)
+            h += np.bincount(pile.indices, weights=unstable[sources], minlength=pile.n_sites).astype(h.dtype)
             size[grain] += unstable.sum()
             lost += int(sink[unstable].sum())
             if first_wave is not None:
