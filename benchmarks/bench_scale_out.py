@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/bench_scale_out.py                    # SOC on the full profile
     .venv/bin/python benchmarks/bench_scale_out.py --profile quick    # a short check that it works
     .venv/bin/python benchmarks/bench_scale_out.py --keep-figures     # and keep the sequential run's figures
+    .venv/bin/python benchmarks/bench_scale_out.py --timings          # and each recorded run time, both ways
 
 --keep-figures copies the one-at-a-time run's figures into the project's figures/<profile>/ (the
 runner's hashes with them, so they count as up to date there), from where
@@ -68,11 +69,20 @@ def differing_keys(a, b, prefix: str = "") -> list[str]:
     return [] if a == b else [prefix.rstrip(".") or "(all)"]
 
 
+def value_at(values: dict, dotted: str):
+    """The value at a dotted key of differing_keys."""
+    for name in dotted.split("."):
+        values = values[name]
+    return values
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--profile", default="full", choices=("quick", "full", "smoke"))
     parser.add_argument("--paper", default="soc", choices=PAPERS)
     parser.add_argument("--workers", type=int, default=2, help="worker processes of the LocalCluster (default 2)")
+    parser.add_argument("--timings", action="store_true",
+                        help="list every run time a sidecar records (each system's seconds), both runs side by side")
     parser.add_argument("--keep-figures", action="store_true",
                         help="copy the one-at-a-time run's figures into the project's figures folder")
     args = parser.parse_args()
@@ -102,6 +112,10 @@ def main() -> int:
         if timings:
             text += f"{' and' if others else ' except'} {len(timings)} run time(s) (e.g. {timings[0]})"
         print(f"  {fig_id} values: {text}")
+        if args.timings:
+            for key in timings:
+                before, after = (value_at(run[fig_id]["values"], key) for run in (expected, got))
+                print(f"    {key}: {before:.1f} s one at a time, {after:.1f} s on the cluster")
     return 0 if speed_up >= TARGET_SPEED_UP and not judged_differ and expected else 1
 
 

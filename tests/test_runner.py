@@ -510,3 +510,19 @@ def test_a_free_process_takes_a_figure_that_shares_no_fragment_with_a_running_on
     assert next_figure(waiting, {"language-data"}, {"_cartpole3d.yaml"})[0] == 3
     assert next_figure(waiting[:3], {"language-data"}, {"_cartpole3d.yaml"})[0] == 0  # else it waits its turn
     assert next_figure(waiting[2:3], {"language-data"}, set()) is None
+
+
+def test_the_kernel_is_stopped_with_everything_it_started(mini_project, tmp_path):
+    # The runner kills a finished kernel's process group instead of waiting for a graceful exit (1-3 s
+    # per figure with torch loaded): the figure is published and no process the notebook left
+    # running survives it.
+    pid_file = tmp_path / "child.pid"
+    start_child = f"import subprocess\nopen({str(pid_file)!r}, 'w').write(str(subprocess.Popen(['sleep', '120']).pid))"
+    edit(mini_project, "soc-fig02-tiny", ".md", "if fail:", f"{start_child}\nif fail:")
+    run(mini_project, ["soc-fig02-tiny"], out=io.StringIO())
+    assert (mini_project.output_dir("quick", "soc") / "soc-fig02-tiny.json").exists()
+    child = int(pid_file.read_text())
+    deadline = time.monotonic() + 10
+    while runner._alive(child) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not runner._alive(child)
