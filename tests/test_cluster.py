@@ -208,3 +208,14 @@ def test_a_worker_without_the_figure_resource_is_refused(mini_project):
             run(mini_project, [], scheduler=local.scheduler_address, out=io.StringIO())
     for fig_id in FIGURES:
         assert outputs(mini_project, "quick", fig_id) == {}
+
+
+@pytest.mark.slow
+def test_a_local_cluster_s_workers_do_not_sample_their_tasks():
+    # Dask's profiler made each SOC system about 12 % slower; local:N starts its workers without it
+    import dask.config
+
+    with cluster.connect("local:1") as client:
+        settings = client.run(lambda: dask.config.get("distributed.worker.profile.enabled"))
+    assert list(settings.values()) == [False]
+    assert dask.config.get("distributed.worker.profile.enabled")  # this process's setting is left alone
