@@ -78,13 +78,13 @@ def value_at(values: dict, dotted: str):
     return values
 
 
-def one_round(args) -> dict:
+def one_round(args, keep_figures: bool) -> dict:
     """Both runs, each from nothing in its own temporary folder: their seconds and results."""
     with tempfile.TemporaryDirectory(prefix="bench-scale-out-") as tmp:
         sequential, clustered = Path(tmp) / "sequential", Path(tmp) / "cluster"
         one_at_a_time = timed_run(sequential, args.profile, args.paper, ["--jobs", "1"])
         on_cluster = timed_run(clustered, args.profile, args.paper, ["--scheduler", f"local:{args.workers}"])
-        if args.keep_figures:
+        if keep_figures:
             kept = Project.at().figures_dir / args.profile
             shutil.copytree(sequential / "figures" / args.profile, kept, dirs_exist_ok=True)
             print(f"kept the one-at-a-time run's figures in {kept}")
@@ -131,8 +131,7 @@ def main() -> int:
     rounds = []
     for number in range(1, args.rounds + 1):
         print(f"round {number} of {args.rounds}", flush=True)
-        rounds.append(one_round(args))
-        args.keep_figures = False
+        rounds.append(one_round(args, keep_figures=args.keep_figures and number == 1))
     print(f"\n{args.paper}, {args.profile} profile, {len(rounds[0]['expected'])} figure(s), "
           f"on {available_cores()} core(s):")
     for number, run in enumerate(rounds, 1):

@@ -70,9 +70,8 @@ WORKER_RESOURCES = {FIGURE: 1, SWEEP_RESOURCE: 1}
 WORKER_FLAGS = f"--nthreads {WORKER_THREADS} --resources {FIGURE}=1,{SWEEP_RESOURCE}=1"
 # Dask's statistical profiler samples every task thread each 10 ms; on the SOC sweeps it made each task
 # about 12 % slower (a network system: 21.3 s against 18.9 s with it off), so local:N turns it off and
-# the docs start remote workers with WORKER_ENVIRONMENT.
+# the docs start remote workers with DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False.
 WORKER_CONFIG = {"distributed.worker.profile.enabled": False}
-WORKER_ENVIRONMENT = "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False"
 # How many differing library files a refusal lists by name.
 NAMED_FILES = 10
 

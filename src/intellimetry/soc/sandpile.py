@@ -29,7 +29,7 @@ INDEX_DTYPE = np.int32
 @dataclass
 class Sandpile:
     """A sandpile's topology (CSR neighbour lists and thresholds) and its current heights, all
-    stored as INDEX_DTYPE (checked to fit: edges and heights below 2**31)."""
+    stored as INDEX_DTYPE (its sites and edges are checked to fit)."""
     indptr: np.ndarray     # neighbours of site i are indices[indptr[i]:indptr[i + 1]]
     indices: np.ndarray
     threshold: np.ndarray  # grains a toppling sends out (neighbours + grains to the sink)
