@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from intellimetry import paths
 from intellimetry.pipeline import cluster, runner
 from intellimetry.pipeline.cluster import differences, locked_packages, parse_scheduler, publish_result
 from intellimetry.pipeline.project import Project
@@ -211,11 +212,29 @@ def test_a_worker_without_the_figure_resource_is_refused(mini_project):
 
 
 @pytest.mark.slow
-def test_a_local_cluster_s_workers_do_not_sample_their_tasks():
-    # Dask's profiler made each SOC system about 12 % slower; local:N starts its workers without it
+def test_a_local_cluster_s_workers_start_with_the_worker_settings():
+    # without the profiler and with coarser housekeeping intervals (see cluster.WORKER_CONFIG)
     import dask.config
 
     with cluster.connect("local:1") as client:
-        settings = client.run(lambda: dask.config.get("distributed.worker.profile.enabled"))
-    assert list(settings.values()) == [False]
+        settings = client.run(lambda: {key: dask.config.get(key) for key in cluster.WORKER_CONFIG})
+    assert list(settings.values()) == [cluster.WORKER_CONFIG]
     assert dask.config.get("distributed.worker.profile.enabled")  # this process's setting is left alone
+
+
+@pytest.mark.parametrize("page", ["README.md", "book/reproduce.md"])
+def test_the_docs_start_remote_workers_with_the_worker_settings(page):
+    # every DASK_* variable the page sets, as Dask reads it, is exactly cluster.WORKER_CONFIG: before the
+    # `dask worker` command and in the SLURM prologue
+    import re
+
+    import dask.config
+
+    text = (paths.REPO_ROOT / page).read_text(encoding="utf-8")
+    worker_lines = text[text.index(".venv/bin/dask scheduler"):text.index("make paper SCHEDULER=tcp://HEAD")]
+    prologue = text[text.index("job_script_prologue"):text.index("cluster.scale")]
+    for place in (worker_lines, prologue):
+        assigned = dict(re.findall(r"\b(DASK_[A-Z_]+)=(\S+?)[\s\"]", place))
+        read = dask.config.collect_env(assigned)  # as a worker started with them reads them
+        assert len(assigned) == len(cluster.WORKER_CONFIG), place
+        assert {key: dask.config.get(key, config=read) for key in cluster.WORKER_CONFIG} == cluster.WORKER_CONFIG, place

@@ -68,10 +68,19 @@ FIGURE = "figure"
 WORKER_THREADS = 2
 WORKER_RESOURCES = {FIGURE: 1, SWEEP_RESOURCE: 1}
 WORKER_FLAGS = f"--nthreads {WORKER_THREADS} --resources {FIGURE}=1,{SWEEP_RESOURCE}=1"
-# Dask's statistical profiler samples every task thread each 10 ms; on the SOC sweeps it made each task
-# about 12 % slower (a network system: 21.3 s against 18.9 s with it off), so local:N turns it off and
-# the docs start remote workers with DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False.
-WORKER_CONFIG = {"distributed.worker.profile.enabled": False}
+# Dask settings for the workers (local:N sets them; the docs start remote workers with the same, as
+# DASK_* environment variables, and a test holds the docs to this dict):
+# - the statistical profiler samples every task thread each 10 ms; on the SOC sweeps it made each task
+#   about 12 % slower (a network system: 21.3 s against 18.9 s with it off);
+# - every Dask process wakes its event loop each 20 ms (the tick that detects a blocked loop), measures
+#   its memory each 100 ms and the machine each 500 ms. An idle local:2 used 4.3 CPU s a minute that way
+#   (1.0 per worker, 2.2 in the scheduler and nannies), 0.8 with the intervals below: on 2 cores, about
+#   3 % of the machine taken from the sweeps. Coarser checks only report a blocked loop or a memory
+#   spike later; the tick's 3 s limit for the warning stays.
+WORKER_CONFIG = {"distributed.worker.profile.enabled": False,
+                 "distributed.admin.tick.interval": "500ms",
+                 "distributed.worker.memory.monitor-interval": "1s",
+                 "distributed.admin.system-monitor.interval": "2s"}
 # How many differing library files a refusal lists by name.
 NAMED_FILES = 10
 
