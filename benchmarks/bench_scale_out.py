@@ -120,7 +120,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2, help="worker processes of the LocalCluster (default 2)")
     parser.add_argument("--rounds", type=int, default=1,
                         help="pairs of runs; the speed-up judged is their median (on a shared machine one pair's "
-                             "times can move by a fifth from one pair to the next)")
+                             "ratio moved between 1.43x and 1.94x from one pair to the next)")
     parser.add_argument("--timings", action="store_true",
                         help="list every run time a sidecar records (each system's seconds), both runs side by side")
     parser.add_argument("--keep-figures", action="store_true",
