@@ -5,48 +5,148 @@ import pytest
 import yaml
 
 from intellimetry import paths, verdicts
-from intellimetry.verdicts import NOT_REPRODUCED, QUALITATIVE, REPRODUCED, CriterionError, judge, verdict
+from intellimetry.verdicts import (
+    FAILS,
+    HOLDS,
+    INCONCLUSIVE,
+    NOT_REPRODUCED,
+    QUALITATIVE,
+    REPRODUCED,
+    UNDECIDED,
+    CriterionError,
+    judge,
+    verdict,
+)
 
-VALUES = {"alpha": 2.4, "rho": -0.6, "p": 0.01, "ok": True, "level": "Capable",
-          "acc": {"linear": 0.90, "mlp": 0.95, "cnn": 0.99}, "fit": {"slope": 0.5, "p": 0.2}}
+VALUES = {"alpha": 2.4, "rho": -0.6, "p": 0.01, "ok": True, "level": "Capable", "zeros": [0, 0, 0],
+          "ci": {"tight": [2.2, 2.6], "wide": [1.5, 3.3]},
+          "acc": {"linear": 0.90, "mlp": 0.95, "cnn": 0.99}, "fit": {"slope": 0.5, "p": 0.2},
+          "acc_ci": {"linear": [0.88, 0.92], "mlp": [0.93, 0.97], "cnn": [0.975, 1.0]},
+          "acc_wide": {"linear": [0.88, 0.92], "mlp": [0.93, 0.985], "cnn": [0.98, 1.0]}}
 
 
-@pytest.mark.parametrize("criterion, holds", [
-    ({"test": "within_factor", "ours": "alpha", "paper": 2.0, "factor": 1.25}, True),   # 2.4 / 2.0 = 1.2
-    ({"test": "within_factor", "ours": "alpha", "paper": 2.0, "factor": 1.1}, False),
-    ({"test": "within_factor", "ours": "alpha", "paper": 3.0, "factor": 1.25}, True),   # 3.0 / 2.4 = 1.25
-    ({"test": "within", "ours": "alpha", "paper": 2.5, "tolerance": 0.1}, True),
-    ({"test": "within", "ours": "alpha", "paper": 2.6, "tolerance": 0.1}, False),
-    ({"test": "between", "ours": "alpha", "low": 2, "high": 3}, True),
-    ({"test": "between", "ours": "alpha", "low": 2.5}, False),
-    ({"test": "above", "ours": "alpha", "threshold": 2}, True),
-    ({"test": "below", "ours": "alpha", "threshold": 2}, False),
-    ({"test": "equals", "ours": "level", "paper": "Capable"}, True),
-    ({"test": "is_true", "ours": "ok"}, True),
-    ({"test": "same_order", "ours": "acc", "order": ["linear", "mlp", "cnn"]}, True),
-    ({"test": "same_order", "ours": "acc", "order": ["mlp", "linear", "cnn"]}, False),
-    ({"test": "trend", "ours": "rho", "p": "p", "sign": "negative"}, True),
-    ({"test": "trend", "ours": "rho", "p": "p", "sign": "positive"}, False),
-    ({"test": "trend", "ours": "fit.slope", "p": "fit.p", "sign": "positive"}, False),  # right sign, p too large
-    ({"test": "trend", "ours": "fit.slope", "p": "fit.p", "sign": "positive", "alpha": 0.25}, True),
-    ({"all": [{"test": "above", "ours": "alpha", "threshold": 2}, {"test": "is_true", "ours": "ok"}]}, True),
+CLAIM = {"id": "fig07", "label": "Fig. 7", "figure": "aiq-fig07-force", "kind": "claim",
+         "criterion": {"test": "within_factor", "ours": "alpha", "paper": 3.5, "factor": 1.2},
+         "qualitative": {"test": "above", "ours": "alpha", "threshold": 2},
+         "control": {"values": "null", "subject": "a random ranker"}}
+NULL = {"alpha": 1.0, "ok": False, "acc": {"linear": 0.5, "mlp": 0.5, "cnn": 0.5}}
+
+
+@pytest.mark.parametrize("criterion, state", [
+    ({"test": "within_factor", "ours": "alpha", "paper": 2.0, "factor": 1.25}, HOLDS),   # 2.4 / 2.0 = 1.2
+    ({"test": "within_factor", "ours": "alpha", "paper": 2.0, "factor": 1.1}, FAILS),
+    ({"test": "within_factor", "ours": "alpha", "paper": 3.0, "factor": 1.25}, HOLDS),   # 3.0 / 2.4 = 1.25
+    ({"test": "within", "ours": "alpha", "paper": 2.5, "tolerance": 0.1}, HOLDS),
+    ({"test": "within", "ours": "alpha", "paper": 2.6, "tolerance": 0.1}, FAILS),
+    ({"test": "between", "ours": "alpha", "low": 2, "high": 3}, HOLDS),
+    ({"test": "between", "ours": "alpha", "low": 2.5}, FAILS),
+    ({"test": "above", "ours": "alpha", "threshold": 2}, HOLDS),
+    ({"test": "below", "ours": "alpha", "threshold": 2}, FAILS),
+    # with the estimate's interval: the whole interval must be past the line
+    ({"test": "above", "ours": "alpha", "threshold": 2, "interval": "ci.tight"}, HOLDS),     # [2.2, 2.6]
+    ({"test": "above", "ours": "alpha", "threshold": 2, "interval": "ci.wide"}, UNDECIDED),  # [1.5, 3.3]
+    ({"test": "above", "ours": "alpha", "threshold": 3, "interval": "ci.tight"}, FAILS),
+    ({"test": "below", "ours": "alpha", "threshold": 3, "interval": "ci.tight"}, HOLDS),
+    ({"test": "below", "ours": "alpha", "threshold": 3, "interval": "ci.wide"}, UNDECIDED),
+    ({"test": "below", "ours": "alpha", "threshold": 2, "interval": "ci.tight"}, FAILS),
+    ({"test": "equals", "ours": "level", "paper": "Capable"}, HOLDS),
+    ({"test": "is_true", "ours": "ok"}, HOLDS),
+    ({"test": "is_false", "ours": "ok"}, FAILS),
+    ({"test": "same_order", "ours": "acc", "order": ["linear", "mlp", "cnn"]}, HOLDS),
+    ({"test": "same_order", "ours": "acc", "order": ["mlp", "linear", "cnn"]}, FAILS),
+    # 0.90 [0.88, 0.92] < 0.95 [0.93, 0.97] < 0.99 [0.975, 1.0]: each pair apart
+    ({"test": "same_order", "ours": "acc", "order": ["linear", "mlp", "cnn"], "intervals": "acc_ci"}, HOLDS),
+    # mlp's and cnn's intervals overlap when widened: the order is not established
+    ({"test": "same_order", "ours": "acc", "order": ["linear", "mlp", "cnn"], "intervals": "acc_wide"}, UNDECIDED),
+    ({"test": "same_order", "ours": "acc", "order": ["mlp", "linear", "cnn"], "intervals": "acc_ci"}, FAILS),
+    ({"test": "trend", "ours": "rho", "p": "p", "sign": "negative"}, HOLDS),
+    ({"test": "trend", "ours": "rho", "p": "p", "sign": "positive"}, FAILS),          # significant, other sign
+    ({"test": "trend", "ours": "fit.slope", "p": "fit.p", "sign": "positive"}, UNDECIDED),  # p too large
+    ({"test": "trend", "ours": "fit.slope", "p": "fit.p", "sign": "positive", "alpha": 0.25}, HOLDS),
+    ({"test": "distinct", "ours": "acc"}, HOLDS),
+    ({"test": "distinct", "ours": "zeros"}, FAILS),
+    ({"all": [{"test": "above", "ours": "alpha", "threshold": 2}, {"test": "is_true", "ours": "ok"}]}, HOLDS),
     ({"all": [{"test": "above", "ours": "alpha", "threshold": 2}, {"test": "below", "ours": "alpha", "threshold": 2}]},
-     False),
+     FAILS),
+    ({"all": [{"test": "above", "ours": "alpha", "threshold": 2, "interval": "ci.wide"},
+              {"test": "is_true", "ours": "ok"}]}, UNDECIDED),
 ])
-def test_each_criterion_on_known_values(criterion, holds):
-    assert judge(criterion, VALUES)[0] is holds
+def test_each_criterion_on_known_values(criterion, state):
+    assert judge(criterion, VALUES)[0] == state
 
 
-def test_the_three_verdicts_and_the_record():
-    item = {"id": "fig07", "label": "Fig. 7", "figure": "aiq-fig07-force",
-            "criterion": {"test": "within_factor", "ours": "alpha", "paper": 3.5, "factor": 1.2},
-            "qualitative": {"test": "above", "ours": "alpha", "threshold": 2}}
-    record = verdict(item, VALUES)
+def test_a_claim_is_reproduced_only_when_its_control_fails():
+    values = {**VALUES, "null": NULL}
+    record = verdict({**CLAIM, "criterion": {**CLAIM["criterion"], "paper": 2.5}}, values)
+    assert record["verdict"] == REPRODUCED and record["kind"] == "claim"
+    assert record["control"] == {"subject": "a random ranker", "outcome": FAILS, "ours": 1.0}
+    # the null reaches the paper's value too: the criterion cannot tell them apart
+    passing_null = {**values, "null": {**NULL, "alpha": 2.45}}
+    record = verdict({**CLAIM, "criterion": {**CLAIM["criterion"], "paper": 2.5}}, passing_null)
+    assert record["verdict"] == INCONCLUSIVE and record["reason"] == verdicts.CANNOT_TELL
+
+
+def test_qualitative_and_not_reproduced_with_a_failing_control():
+    values = {**VALUES, "null": NULL}
+    record = verdict(CLAIM, values)
     assert record["verdict"] == QUALITATIVE and record["ours"] == 2.4 and record["label"] == "Fig. 7"
     assert "3.5" in record["criterion"] and "> 2" in record["qualitative_criterion"]
-    assert verdict({**item, "qualitative": {"test": "above", "ours": "alpha", "threshold": 3}},
-                   VALUES)["verdict"] == NOT_REPRODUCED
-    assert verdict({**item, "criterion": {**item["criterion"], "paper": 2.5}}, VALUES)["verdict"] == REPRODUCED
+    assert verdict({**CLAIM, "qualitative": {"test": "above", "ours": "alpha", "threshold": 3}},
+                   values)["verdict"] == NOT_REPRODUCED
+    # the qualitative reading holds for the null as well: inconclusive, not qualitative
+    weak = verdict({**CLAIM, "qualitative": {"test": "above", "ours": "alpha", "threshold": 0.5}}, values)
+    assert weak["verdict"] == INCONCLUSIVE and "qualitative" in weak["reason"]
+
+
+def test_a_pinned_estimate_is_inconclusive_with_what_would_make_it_conclusive():
+    item = {**CLAIM, "criterion": {"test": "below", "ours": "alpha", "threshold": 3},
+            "measured": [{"test": "above", "ours": "alpha", "threshold": 1.0001,
+                          "means": "the decay rate is above the fit's floor"}],
+            "conclusive_with": "the full profile"}
+    values = {**VALUES, "alpha": 1.0001, "null": {**NULL, "alpha": 5.0}}
+    record = verdict(item, values)
+    assert record["verdict"] == INCONCLUSIVE
+    assert record["reason"] == "not measured: the decay rate is above the fit's floor (ours: 1)"
+    assert record["conclusive_with"] == "the full profile"
+    assert verdict(item, {**values, "alpha": 2.4})["verdict"] == REPRODUCED
+
+
+def test_a_degenerate_output_is_inconclusive_not_a_contradiction():
+    item = {**CLAIM, "criterion": {"test": "above", "ours": "theta_mean", "threshold": 0.2}, "qualitative": None,
+            "measured": [{"test": "distinct", "ours": "theta", "means": "the thetas are not all identical"}]}
+    item = {key: value for key, value in item.items() if value is not None}
+    values = {"theta": [0.0, 0.0, 0.0], "theta_mean": 0.0, "null": {"theta_mean": 0.0}}
+    record = verdict(item, values)
+    assert record["verdict"] == INCONCLUSIVE and "not all identical" in record["reason"]
+    values = {"theta": [0.1, 0.0, 0.2], "theta_mean": 0.1, "null": {"theta_mean": 0.0}}
+    assert verdict(item, values)["verdict"] == NOT_REPRODUCED
+
+
+def test_an_interval_that_straddles_the_line_is_inconclusive():
+    item = {**CLAIM, "criterion": {"test": "above", "ours": "alpha", "threshold": 2, "interval": "ci.wide"}}
+    record = verdict(item, {**VALUES, "null": {**NULL, "ci": {"wide": [0.5, 1.5]}}})
+    assert record["verdict"] == INCONCLUSIVE and record["reason"].startswith("the interval includes no difference")
+
+
+def test_checks_hold_or_fail_and_are_never_reproductions():
+    check = {"id": "fig01", "label": "Fig. 1", "figure": "x", "kind": "check",
+             "criterion": {"test": "is_true", "ours": "ok"}}
+    assert verdict(check, VALUES)["verdict"] == HOLDS
+    assert verdict(check, {**VALUES, "ok": False})["verdict"] == FAILS
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"kind": None}, "needs kind: claim or check"),
+    ({"control": None}, "needs a `control`"),
+    ({"control": {"values": "null"}}, "control needs `values`"),
+    ({"control": {"values": "nowhere", "subject": "x"}}, "the control's values: no key 'nowhere'"),
+    ({"measured": [{"test": "is_true", "ours": "ok"}]}, "needs `means`"),
+])
+def test_malformed_items_say_what_is_wrong(change, message):
+    item = {key: value for key, value in {**CLAIM, **change}.items() if value is not None}
+    with pytest.raises(CriterionError) as err:
+        verdict(item, {**VALUES, "null": NULL})
+    assert message in str(err.value)
 
 
 @pytest.mark.parametrize("criterion, message", [
@@ -67,9 +167,9 @@ def test_malformed_criteria_say_what_is_wrong(criterion, message):
 
 def test_judge_figure_names_the_item_and_skips_other_figures():
     registry = {"items": [
-        {"id": "fig01", "label": "Fig. 1", "figure": "survival-fig01-levels",
+        {"id": "fig01", "label": "Fig. 1", "figure": "survival-fig01-levels", "kind": "check",
          "criterion": {"test": "is_true", "ours": "ok"}},
-        {"id": "fig02", "label": "Fig. 2", "figure": "survival-fig02-mnist-decay",
+        {"id": "fig02", "label": "Fig. 2", "figure": "survival-fig02-mnist-decay", "kind": "check",
          "criterion": {"test": "is_true", "ours": "missing"}},
         {"id": "fig03", "label": "Fig. 3", "not_yet": "issue 16"},
     ]}

@@ -1,158 +1,60 @@
 """Reproduction verdicts: does our run support the paper's claim, by a criterion fixed in advance?
 
-Every figure and table of every paper is an *item* in data/reference/<paper>/items.yaml. An item our
-run covers names the figure id that reproduces it and a `criterion` set from the paper's claim alone
-(before looking at our number); an optional `qualitative` criterion states what "the direction holds"
-means. `save_figure` judges every item that names the figure and writes the verdicts into its sidecar:
+Every figure and table of every paper is an *item* in data/reference/<paper>/items.yaml with a `kind`:
 
-    reproduced       the criterion holds
-    qualitative      it does not, but the qualitative criterion does
-    not reproduced   neither holds: our run contradicts the paper
+    claim   an empirical result of the paper, something that could have come out otherwise
+    check   a definition, identity or property of our implementation: computed and shown, never
+            counted as a reproduction
 
-A criterion is a mapping with a `test` (one of TESTS) and `ours`, the dotted key of the statistic in
-the figure's `values`; `all: [criterion, ...]` requires every one. Example:
+An item our run covers names the figure that tests it and a `criterion` (intellimetry.criteria) set
+from the paper's claim alone, before looking at our number, with `in_words` saying it for a reader. A
+claim also has:
 
-    criterion: {test: within_factor, ours: alpha_fit, paper: 2.5, factor: 1.2}
-    qualitative: {test: above, ours: alpha_fit, threshold: 2}
+    measured         optional list of criteria, each with `means:` in words, that say what "measured"
+                     means for it (events in range, an estimate off its bound, a non-degenerate output)
+    conclusive_with  what would make an inconclusive run conclusive (profile, data, model)
+    control          {values: <dotted key>, subject: <in words>}: the same statistics for a null subject
+                     (random ranker, untrained network, shuffled labels...), computed in the same run
+                     through the same code; the claim must fail for it
+    no_control       instead of `control`: why no null makes sense
+    qualitative      optional weaker criterion: "the direction holds"
+
+A claim's verdict, in order:
+
+    inconclusive     a `measured` condition fails, the criterion is undecided (an interval straddles
+                     the line), or the control passes too: the run could not tell
+    reproduced       the criterion holds for our subject and fails for its control
+    qualitative      it does not, but the qualitative criterion does (and fails for the control)
+    not reproduced   neither holds while the measurement worked: our run contradicts the paper
+
+A check's verdict is `holds`, `fails` or `inconclusive` (undecided).
 """
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from intellimetry import paths
-from intellimetry.checks import check_float
+from intellimetry.criteria import (  # noqa: F401 (re-exported: the book and tests read them from here)
+    FAILS,
+    HOLDS,
+    TESTS,
+    UNDECIDED,
+    CriterionError,
+    judge,
+    keys_read,
+    value_at,
+)
 
-REPRODUCED, QUALITATIVE, NOT_REPRODUCED = "reproduced", "qualitative", "not reproduced"
-VERDICTS = (REPRODUCED, QUALITATIVE, NOT_REPRODUCED)
+REPRODUCED, QUALITATIVE, NOT_REPRODUCED, INCONCLUSIVE = "reproduced", "qualitative", "not reproduced", "inconclusive"
+VERDICTS = (REPRODUCED, QUALITATIVE, NOT_REPRODUCED, INCONCLUSIVE)
+CHECK_VERDICTS = (HOLDS, FAILS, INCONCLUSIVE)
+CLAIM, CHECK = "claim", "check"
+KINDS = (CLAIM, CHECK)
 # An item is covered by one of our figures, waits for a later issue, or is not a result at all.
 COVERED, NOT_YET, NOT_A_RESULT = "covered", "not yet", "not a result"
 STATUS_KEYS = {"figure": COVERED, "not_yet": NOT_YET, "not_a_result": NOT_A_RESULT}
 ITEMS_FILE = "items.yaml"
-# Bounds are inclusive: a value on the boundary in decimal (2.4 vs 2.5 ± 0.1) must not fail by rounding.
-ROUNDING = 1e-9
-
-
-class CriterionError(ValueError):
-    """An item's criterion is malformed or names a value the figure did not record."""
-
-
-def value_at(data, dotted: str):
-    """data['a']['b'] for 'a.b' (list items by index); KeyError naming the key where it stopped."""
-    for key in str(dotted).split("."):
-        try:
-            data = data[int(key)] if isinstance(data, list) else data[key]
-        except (KeyError, IndexError, ValueError, TypeError):
-            raise KeyError(f"no key {dotted!r} (stopped at {key!r})") from None
-    return data
-
-
-def _number(value, what: str) -> float:
-    try:
-        return check_float(what, value)
-    except ValueError as err:
-        raise CriterionError(str(err)) from None
-
-
-def _fmt(x) -> str:
-    return f"{x:.3g}" if isinstance(x, float) else str(x)
-
-
-# Each test: (criterion, our statistic, the figure's values) -> (holds, the criterion in words).
-def _within_factor(c, ours, values):
-    ours, paper, factor = _number(ours, "ours"), _number(c["paper"], "paper"), _number(c["factor"], "factor")
-    if factor < 1 or paper == 0:
-        raise CriterionError("within_factor needs factor >= 1 and a non-zero paper value")
-    ratio = ours / paper
-    holds = ratio > 0 and abs(math.log(ratio)) <= math.log(factor) + ROUNDING
-    return holds, f"within a factor {_fmt(factor)} of the paper's {_fmt(paper)}"
-
-
-def _within(c, ours, values):
-    ours, paper, tol = _number(ours, "ours"), _number(c["paper"], "paper"), _number(c["tolerance"], "tolerance")
-    return abs(ours - paper) <= tol + ROUNDING * max(abs(paper), 1), f"within ±{_fmt(tol)} of the paper's {_fmt(paper)}"
-
-
-def _between(c, ours, values):
-    ours = _number(ours, "ours")
-    low, high = c.get("low"), c.get("high")
-    if low is None and high is None:
-        raise CriterionError("between needs low, high or both")
-    holds = (low is None or ours >= _number(low, "low")) and (high is None or ours <= _number(high, "high"))
-    if low is not None and high is not None:
-        return holds, f"between {_fmt(low)} and {_fmt(high)}"
-    return holds, f">= {_fmt(low)}" if high is None else f"<= {_fmt(high)}"
-
-
-def _above(c, ours, values):
-    return _number(ours, "ours") > _number(c["threshold"], "threshold"), f"> {_fmt(c['threshold'])}"
-
-
-def _below(c, ours, values):
-    return _number(ours, "ours") < _number(c["threshold"], "threshold"), f"< {_fmt(c['threshold'])}"
-
-
-def _equals(c, ours, values):
-    return ours == c["paper"], f"equal to the paper's {_fmt(c['paper'])}"
-
-
-def _is_true(c, ours, values):
-    if not isinstance(ours, bool):
-        raise CriterionError(f"is_true needs a yes/no value, got {ours!r}")
-    return ours, "holds (yes)"
-
-
-def _same_order(c, ours, values):
-    """ours: {name: number}; `order` lists the names from the smallest to the largest in the paper."""
-    order = list(c["order"])
-    missing = [name for name in order if name not in ours]
-    if missing:
-        raise CriterionError(f"same_order: no value for {missing}; recorded: {sorted(ours)}")
-    numbers = {name: _number(ours[name], f"ours[{name!r}]") for name in order}
-    holds = all(numbers[a] < numbers[b] for a, b in zip(order, order[1:]))
-    return holds, "the paper's order, smallest first: " + " < ".join(order)
-
-
-def _trend(c, ours, values):
-    """ours: a correlation or slope; `p`: the dotted key of its p-value in the values (alpha 0.05 unless given)."""
-    sign = c.get("sign")
-    if sign not in ("positive", "negative"):
-        raise CriterionError(f"trend needs sign: positive or negative, got {sign!r}")
-    alpha = _number(c.get("alpha", 0.05), "alpha")
-    statistic, p = _number(ours, "ours"), _number(_lookup(values, c["p"]), "p")
-    holds = (statistic > 0 if sign == "positive" else statistic < 0) and p < alpha
-    return holds, f"{sign} with p < {_fmt(alpha)} (p = {_fmt(p)})"
-
-
-TESTS: dict[str, Callable] = {
-    "within_factor": _within_factor, "within": _within, "between": _between, "above": _above,
-    "below": _below, "equals": _equals, "is_true": _is_true, "same_order": _same_order, "trend": _trend,
-}
-
-
-def _lookup(values: Mapping, key: str):
-    try:
-        return value_at(values, key)
-    except KeyError as err:
-        raise CriterionError(f"{err.args[0]} in the figure's values; recorded: {sorted(values)}") from None
-
-
-def judge(criterion: Mapping, values: Mapping) -> tuple[bool, object, str]:
-    """(holds, our statistic, the criterion in words) for one criterion against a figure's values."""
-    if "all" in criterion:
-        parts = [judge(part, values) for part in criterion["all"]]
-        return all(p[0] for p in parts), [p[1] for p in parts], " and ".join(p[2] for p in parts)
-    test = criterion.get("test")
-    if test not in TESTS:
-        raise CriterionError(f"unknown test {test!r}; allowed: {', '.join(TESTS)}")
-    if "ours" not in criterion:
-        raise CriterionError(f"{test} needs `ours`, the key of our statistic in the figure's values")
-    ours = _lookup(values, criterion["ours"])
-    try:
-        holds, words = TESTS[test](criterion, ours, values)
-    except KeyError as err:
-        raise CriterionError(f"{test} needs {err.args[0]!r}") from None
-    return bool(holds), ours, f"{criterion['ours']} {words}"
+CANNOT_TELL = "the criterion cannot tell a null from a result: it holds for the control too"
 
 
 def item_status(item: Mapping) -> str:
@@ -164,19 +66,102 @@ def item_status(item: Mapping) -> str:
     return STATUS_KEYS[present[0]]
 
 
+def item_kind(item: Mapping) -> str:
+    kind = item.get("kind")
+    if kind not in KINDS:
+        raise CriterionError(f"item {item.get('id')!r} needs kind: claim or check (with kind_reason), got {kind!r}")
+    return kind
+
+
 def verdict(item: Mapping, values: Mapping) -> dict:
-    """The verdict record of one covered item: verdict, our statistic, criteria in words."""
+    """The verdict record of one covered item (see the module's docstring for the order of rules)."""
     if "criterion" not in item:
         raise CriterionError(f"item {item['id']!r} names figure {item['figure']!r} but has no criterion")
-    holds, ours, words = judge(item["criterion"], values)
-    record = {"label": item["label"], "verdict": REPRODUCED if holds else NOT_REPRODUCED,
-              "ours": ours, "criterion": words}
-    if not holds and "qualitative" in item:
-        q_holds, q_ours, q_words = judge(item["qualitative"], values)
+    kind = item_kind(item)
+    state, ours, words = judge(item["criterion"], values)
+    record = {"label": item["label"], "kind": kind, "ours": ours, "criterion": words,
+              "in_words": " ".join(str(item.get("in_words", words)).split())}
+    if kind == CHECK:
+        record["verdict"] = {HOLDS: HOLDS, FAILS: FAILS, UNDECIDED: INCONCLUSIVE}[state]
+        return record
+    control = _control(item, values)
+    record.update(control)
+    unmeasured = _unmeasured(item, values)
+    if unmeasured:
+        return _inconclusive(record, item, "not measured: " + "; ".join(unmeasured))
+    if state == UNDECIDED:
+        return _inconclusive(record, item, f"the interval includes no difference ({words})")
+    if control.get("control", {}).get("outcome") == HOLDS:
+        return _inconclusive(record, item, CANNOT_TELL)
+    record["verdict"] = REPRODUCED if state == HOLDS else NOT_REPRODUCED
+    if state == FAILS and "qualitative" in item:
+        q_state, q_ours, q_words = judge(item["qualitative"], values)
         record.update(qualitative_criterion=q_words, qualitative_ours=q_ours)
-        if q_holds:
+        if q_state == HOLDS:
+            if _control_state(item, values, "qualitative") == HOLDS:
+                return _inconclusive(record, item, "the qualitative criterion holds for the control too")
             record["verdict"] = QUALITATIVE
+        elif q_state == UNDECIDED:
+            return _inconclusive(record, item, f"the qualitative interval includes no difference ({q_words})")
     return record
+
+
+def _inconclusive(record: dict, item: Mapping, reason: str) -> dict:
+    record.update(verdict=INCONCLUSIVE, reason=reason)
+    if item.get("conclusive_with"):
+        record["conclusive_with"] = " ".join(str(item["conclusive_with"]).split())
+    return record
+
+
+def _control_values(item: Mapping, values: Mapping):
+    try:
+        control_values = value_at(values, item["control"]["values"])
+    except KeyError as err:
+        raise CriterionError(f"the control's values: {err.args[0]}; recorded: {sorted(values)}") from None
+    if not isinstance(control_values, Mapping):
+        raise CriterionError(f"the control's values {item['control']['values']!r} must be a mapping")
+    return control_values
+
+
+def _control_state(item: Mapping, values: Mapping, which: str = "criterion") -> str | None:
+    if "control" not in item:
+        return None
+    return judge(item[which], _control_values(item, values))[0]
+
+
+def _control(item: Mapping, values: Mapping) -> dict:
+    """{'control': {subject, outcome, ours}} or {'no_control': why}; a claim must have one of them."""
+    if "control" in item:
+        control = item["control"]
+        if not isinstance(control, Mapping) or not control.get("values") or not control.get("subject"):
+            raise CriterionError(f"item {item['id']!r}: control needs `values` (a dotted key) and `subject`")
+        state, ours, _ = judge(item["criterion"], _control_values(item, values))
+        return {"control": {"subject": " ".join(str(control["subject"]).split()), "outcome": state, "ours": ours}}
+    if item.get("no_control"):
+        return {"no_control": " ".join(str(item["no_control"]).split())}
+    raise CriterionError(f"claim {item['id']!r} needs a `control` (a null subject's values) or `no_control` (why none)")
+
+
+def _unmeasured(item: Mapping, values: Mapping) -> list[str]:
+    """What the run failed to measure: the `means` of every `measured` condition that does not hold."""
+    missing = []
+    for condition in item.get("measured", []):
+        if not condition.get("means"):
+            raise CriterionError(f"item {item['id']!r}: every `measured` condition needs `means` (in words)")
+        state, ours, _ = judge(condition, values)
+        if state != HOLDS:
+            missing.append(f"{condition['means']} (ours: {_short(ours)})")
+    return missing
+
+
+def _short(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k} {_short(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return ", ".join(_short(v) for v in value)
+    return "yes" if value is True else "no" if value is False else str(value)
 
 
 def load_items(paper: str) -> dict:
