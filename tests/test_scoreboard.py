@@ -1,6 +1,9 @@
 """The scoreboard: rows and totals from items.yaml and sidecar verdicts; every registry is well formed."""
 from __future__ import annotations
 
+import importlib
+import json
+
 import pytest
 
 from intellimetry import PAPERS, paths, verdicts
@@ -14,29 +17,52 @@ def fake_sidecars(verdict_by_figure: dict[str, dict]):
     return lambda fig_id: {"verdicts": verdict_by_figure[fig_id]} if fig_id in verdict_by_figure else None
 
 
-def test_rows_take_verdicts_from_sidecars_and_count_every_item(monkeypatch):
+def test_rows_take_verdicts_from_sidecars_and_count_claims_apart_from_checks(monkeypatch):
     registry = {"paper": "Demo paper", "items": [
-        {"id": "fig01", "label": "Fig. 1", "claim": "a claim", "figure": "survival-fig01-levels",
-         "criterion": {"test": "is_true", "ours": "ok"}},
+        {"id": "fig01", "label": "Fig. 1", "claim": "a claim", "figure": "survival-fig01-levels", "kind": "claim",
+         "in_words": "it works", "criterion": {"test": "is_true", "ours": "ok"},
+         "control": {"values": "null", "subject": "a coin"}},
         {"id": "fig02", "label": "Fig. 2", "claim": "costs $5 | more", "figure": "survival-fig02-mnist-decay",
-         "criterion": {"test": "is_true", "ours": "ok"}},
-        {"id": "fig03", "label": "Fig. 3", "claim": "later", "not_yet": "issue 16"},
-        {"id": "fig04", "label": "Fig. 4", "claim": "a drawing", "not_a_result": "a schematic"},
+         "kind": "claim", "criterion": {"test": "is_true", "ours": "ok"}, "no_control": "nothing to shuffle"},
+        {"id": "fig03", "label": "Fig. 3", "claim": "later", "not_yet": "issue 16", "kind": "claim"},
+        {"id": "fig04", "label": "Fig. 4", "claim": "a drawing", "not_a_result": "a schematic", "kind": "check"},
+        {"id": "fig05", "label": "Fig. 5", "claim": "a sum", "figure": "survival-fig05-recommendation",
+         "kind": "check", "in_words": "the parts add up", "criterion": {"test": "is_true", "ours": "ok"}},
     ]}
     monkeypatch.setattr(scoreboard, "PAPERS", ("survival",))
     monkeypatch.setattr(verdicts, "load_items", lambda paper: registry)
-    record = verdicts.verdict(registry["items"][0], {"ok": True})
-    rows = scoreboard.collect(fake_sidecars({"survival-fig01-levels": {"fig01": record}}))
-    assert [row.status for row in rows] == ["reproduced", scoreboard.NOT_RUN, "not yet", "not a result"]
-    assert scoreboard.totals(rows)["Demo paper"] == {"items": 4, "reproduced": 1, scoreboard.NOT_RUN: 1,
-                                                    "not yet": 1, "not a result": 1}
+    values = {"ok": True, "null": {"ok": False}}
+    sidecars = {"survival-fig01-levels": {"fig01": verdicts.verdict(registry["items"][0], values)},
+                "survival-fig05-recommendation": {"fig05": verdicts.verdict(registry["items"][4], values)}}
+    full = {"figures": {"survival-fig01-levels": {"verdicts": {"fig01": "not reproduced"}, "kinds": {"fig01": "claim"},
+                                                  "up_to_date_when_recorded": True}}}
+    rows = scoreboard.collect(fake_sidecars(sidecars), full)
+    assert [row.status for row in rows] == ["reproduced", scoreboard.NOT_RUN, "not yet", "not a result", "holds"]
+    assert rows[0].control == "a coin: no; the criterion fails" and rows[0].full == "not reproduced"
+    counts = scoreboard.totals(rows)["Demo paper"]
+    assert counts == {"items": 3, "reproduced": 1, scoreboard.NOT_RUN: 1, "not yet": 1,
+                      "checks": {"items": 2, "not a result": 1, "holds": 1}}
     table = "\n".join(scoreboard.tables_markdown(rows))
     assert "costs \\$5 \\| more" in table
-    assert ("| Fig. 1<br>{ref}`ours <survival-fig01-levels>` | **reproduced** | a claim "
-            "| yes<br>*criterion:* ok holds (yes) |") in table
+    assert ("| Fig. 1<br>{ref}`ours <survival-fig01-levels>` | **reproduced** | a claim | it works | yes "
+            "| a coin: no; the criterion fails | not reproduced |") in table
+    assert "3 claims: 1 reproduced, 1 not yet, 1 not run. 2 implementation checks: 1 holds, 1 not a result." in table
+    assert ("| Fig. 5<br>{ref}`ours <survival-fig05-recommendation>` | **holds** | a sum | the parts add up "
+            "| yes |") in table
     summary = scoreboard.summary_markdown(rows)
-    assert summary[2] == "| {doc}`Demo paper </survival/index>` | 4 | 1 | 0 | 0 | 1 | 1 |"
-    assert summary[3] == "| **all papers** | 4 | 1 | 0 | 0 | 1 | 1 |"
+    assert summary[2] == "| {doc}`Demo paper </survival/index>` | 3 | 1 | 0 | 0 | 0 | 1 | 0 | 1 of 2 |"
+    assert summary[3] == "| **all papers** | 3 | 1 | 0 | 0 | 0 | 1 | 0 | 1 of 2 |"
+
+
+def test_an_inconclusive_row_says_why_and_what_would_conclude_it():
+    item = {"id": "fig12", "label": "Fig. 12", "figure": "survival-fig12-model-size", "kind": "claim",
+            "criterion": {"test": "above", "ours": "alpha", "threshold": 2}, "conclusive_with": "the full profile",
+            "measured": [{"test": "above", "ours": "alpha", "threshold": 1.0001, "means": "alpha off its floor"}],
+            "control": {"values": "null", "subject": "a random ranker"}}
+    row = scoreboard.Row("P", "survival", "fig12", "Fig. 12", "c", "")
+    scoreboard._fill(row, verdicts.verdict(item, {"alpha": 1.0001, "null": {"alpha": 0.5}}))
+    assert row.status == "inconclusive"
+    assert row.reason == "not measured: alpha off its floor (ours: 1). Conclusive with: the full profile"
 
 
 @pytest.mark.parametrize("chapter", REGISTRIES)
@@ -48,7 +74,13 @@ def test_every_registry_is_well_formed(chapter):
     assert registry["paper"] and registry["citation"]
     for item in registry["items"]:
         assert item["label"] and item["claim"] and item["source"], f"{chapter} {item['id']}: label, claim, source"
+        kind = verdicts.item_kind(item)
+        assert item.get("kind_reason"), f"{chapter} {item['id']}: kind_reason (why a claim or a check)"
         if verdicts.item_status(item) == verdicts.COVERED:
+            assert item.get("in_words"), f"{chapter} {item['id']}: in_words (the criterion for a reader)"
+            if kind == verdicts.CLAIM:
+                assert ("control" in item) != bool(item.get("no_control")), \
+                    f"{chapter} {item['id']}: a claim needs a control or no_control (why none), not both"
             assert item["figure"] in figures, f"{chapter} {item['id']}: no notebook for {item['figure']}"
             assert paths.paper_of(item["figure"]) == chapter, f"{item['figure']} is not a {chapter} figure"
             assert "criterion" in item and item.get("criterion_reason"), f"{chapter} {item['id']}: criterion + reason"
@@ -61,6 +93,47 @@ def _check_shape(criterion):
     """Every test name known (values are checked when the figure runs)."""
     for part in criterion.get("all", [criterion]):
         assert part.get("test") in verdicts.TESTS, f"unknown test {part.get('test')!r}"
+
+
+def _paper_items():
+    for chapter in REGISTRIES:
+        for item in verdicts.load_items(chapter)["items"]:
+            if item.get("paper_values"):
+                yield pytest.param(chapter, item, id=f"{chapter}-{item['id']}")
+
+
+@pytest.mark.parametrize("chapter, item", list(_paper_items()))
+def test_the_papers_own_numbers_pass_their_criteria(chapter, item):
+    """Where data/reference holds the paper's numbers for an item, the item's criterion (and every
+    `measured` condition) must hold for them: a criterion the paper itself fails is a wrong criterion."""
+    module, _, function = item["paper_values"].partition(":")
+    values = getattr(importlib.import_module(module), function)()
+    state, ours, words = verdicts.judge(item["criterion"], values)
+    assert state == verdicts.HOLDS, f"{chapter} {item['id']}: the paper's own numbers give {state}: {words}; {ours}"
+    for condition in item.get("measured", []):
+        assert verdicts.judge(condition, values)[0] == verdicts.HOLDS, f"{chapter} {item['id']}: {condition['means']}"
+
+
+def test_the_scoreboard_totals_match_a_plain_count_of_items_and_sidecars(tmp_path):
+    """The headline's totals against an independent count: claims by their sidecar verdict, checks apart."""
+    project = Project.at()
+    figures = project.figures()
+    sidecars = {fig_id: json.loads(path.read_text()) for fig_id in figures
+                if (path := project.sidecar("quick", figures[fig_id])).is_file()}
+    expected: dict[str, dict] = {}
+    for chapter in REGISTRIES:
+        for item in verdicts.load_items(chapter)["items"]:
+            status = verdicts.item_status(item)
+            if status == verdicts.COVERED:
+                record = sidecars.get(item["figure"], {}).get("verdicts", {}).get(item["id"])
+                status = record["verdict"] if record else scoreboard.NOT_RUN
+            group = "claims" if item["kind"] == "claim" else "checks"
+            expected.setdefault(group, {}).setdefault(status, 0)
+            expected[group][status] += 1
+    counts = scoreboard.totals(scoreboard.collect(lambda fig_id: sidecars.get(fig_id)))["all papers"]
+    checks = counts.pop(scoreboard.CHECKS)
+    assert counts.pop("items") == sum(expected["claims"].values()) and counts == expected["claims"]
+    assert checks.pop("items") == sum(expected["checks"].values()) and checks == expected["checks"]
 
 
 def test_the_registries_list_every_item_of_the_five_papers():

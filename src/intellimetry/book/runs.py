@@ -36,6 +36,11 @@ def figure_entry(project: Project, profile: str, fig_id: str) -> dict:
         "wall_time_s": sidecar.get("wall_time_s"), "cpu_time_s": sidecar.get("cpu_time_s"),
         "parameters": sidecar["parameters"],
         "verdicts": {item: row["verdict"] for item, row in sidecar.get("verdicts", {}).items()},
+        # claim or check, the control's outcome and why a verdict is inconclusive (verdicts since issue 32)
+        "kinds": {item: row["kind"] for item, row in sidecar.get("verdicts", {}).items() if "kind" in row},
+        "controls": {item: row["control"]["outcome"] for item, row in sidecar.get("verdicts", {}).items()
+                     if "control" in row},
+        "reasons": {item: row["reason"] for item, row in sidecar.get("verdicts", {}).items() if row.get("reason")},
         # the statistic each verdict judged, so a page can quote the profile's number beside its verdict
         "statistics": {item: row.get("ours") for item, row in sidecar.get("verdicts", {}).items()},
         "commit": sidecar["commit"], "saved_at": sidecar.get("saved_at"),

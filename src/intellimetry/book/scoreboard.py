@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +28,9 @@ from intellimetry.pipeline.project import Project, read_sidecar
 logger = logging.getLogger(__name__)
 
 NOT_RUN = "not run"  # a covered item whose figure has no verdict for it (not built, or built before the item)
-COLUMNS = (*verdicts.VERDICTS, verdicts.NOT_YET, verdicts.NOT_A_RESULT)
+CLAIM_COLUMNS = (*verdicts.VERDICTS, verdicts.NOT_YET, verdicts.NOT_A_RESULT)
+CHECK_COLUMNS = (*verdicts.CHECK_VERDICTS, verdicts.NOT_YET, verdicts.NOT_A_RESULT)
+CHECKS = "checks"  # the key under which totals() counts a paper's implementation checks
 
 
 @dataclass
@@ -40,26 +41,32 @@ class Row:
     label: str
     claim: str
     status: str  # a verdict for covered items, else `not yet` / `not a result`, or NOT_RUN
+    kind: str = verdicts.CLAIM
     figure: str | None = None
     ours: str = ""
-    criterion: str = ""
+    criterion: str = ""  # the criterion in words (items.yaml's in_words)
+    control: str = ""  # the null subject, its statistic and its outcome; or why there is none
+    reason: str = ""  # why inconclusive, and what would make it conclusive
+    full: str = ""  # the full profile's verdict, where one is recorded
     note: str = ""  # why not yet / not a result
 
 
-def collect(sidecar_for: Callable[[str], dict | None]) -> list[Row]:
-    """Every item of every chapter with an items.yaml, in the book's order; sidecar_for(id) -> sidecar or None."""
+def collect(sidecar_for: Callable[[str], dict | None], full_record: dict | None = None) -> list[Row]:
+    """Every item of every chapter with an items.yaml, in the book's order; sidecar_for(id) -> sidecar or None;
+    full_record: data/runs/full.json, for the full profile's verdicts."""
     rows = []
     for chapter in PAPERS:
         if not paths.reference_exists(f"{chapter}/{verdicts.ITEMS_FILE}"):
             continue
         registry = verdicts.load_items(chapter)
         for item in registry["items"]:
-            rows.append(_row(registry["paper"], chapter, item, sidecar_for))
+            rows.append(_row(registry["paper"], chapter, item, sidecar_for, full_record or {}))
     return rows
 
 
-def _row(paper: str, chapter: str, item: dict, sidecar_for) -> Row:
-    row = Row(paper, chapter, item["id"], item["label"], " ".join(str(item["claim"]).split()), "")
+def _row(paper: str, chapter: str, item: dict, sidecar_for, full_record: dict) -> Row:
+    row = Row(paper, chapter, item["id"], item["label"], " ".join(str(item["claim"]).split()), "",
+              kind=verdicts.item_kind(item))
     status = verdicts.item_status(item)
     if status == verdicts.NOT_YET:
         row.status, row.note = status, item["not_yet"]
@@ -67,33 +74,67 @@ def _row(paper: str, chapter: str, item: dict, sidecar_for) -> Row:
         row.status, row.note = status, item["not_a_result"]
     else:
         row.figure = item["figure"]
+        row.criterion = " ".join(str(item.get("in_words", "")).split())
+        row.full = _full_verdict(full_record, row.figure, item["id"])
         record = ((sidecar_for(row.figure) or {}).get("verdicts") or {}).get(item["id"])
         if record is None:
             row.status = NOT_RUN
         else:
-            row.status, row.ours = record["verdict"], _describe(record["ours"])
-            row.criterion = record["criterion"]
-            if "qualitative_criterion" in record:
-                row.criterion += f"; qualitative if {record['qualitative_criterion']}"
+            _fill(row, record)
     return row
 
 
+def _fill(row: Row, record: dict) -> None:
+    row.status, row.ours = record["verdict"], _describe(record["ours"])
+    row.criterion = row.criterion or record.get("in_words") or record["criterion"]
+    if "control" in record:
+        control = record["control"]
+        outcome = "passes" if control["outcome"] == verdicts.HOLDS else "fails"
+        if control["outcome"] == verdicts.UNDECIDED:
+            outcome = "fails (undecided)"
+        row.control = f"{control['subject']}: {_describe(control['ours'])}; the criterion {outcome}"
+    elif "no_control" in record:
+        row.control = f"none: {record['no_control']}"
+    if record.get("reason"):
+        row.reason = record["reason"] + (f". Conclusive with: {record['conclusive_with']}"
+                                         if record.get("conclusive_with") else "")
+
+
+def _full_verdict(full_record: dict, fig_id: str, item_id: str) -> str:
+    entry = (full_record.get("figures") or {}).get(fig_id)
+    if not entry or item_id not in entry.get("verdicts", {}):
+        return ""
+    text = entry["verdicts"][item_id]
+    if item_id not in entry.get("kinds", {}):
+        text += " (recorded before controls and inconclusive existed)"
+    if not entry.get("up_to_date_when_recorded", True):
+        text += " (from older code)"
+    return text
+
+
 def _describe(value) -> str:
+    """A statistic in words: mappings as 'key = value', lists joined, nan / None as 'not measured'."""
     if isinstance(value, dict):
         return ", ".join(f"{key} = {_describe(v)}" for key, v in value.items())
     if isinstance(value, list):
         return "; ".join(_describe(v) for v in value)
-    return format_value(value)
+    try:
+        return format_value(value)
+    except LookupFailed:
+        return "not measured"
 
 
 def totals(rows: list[Row]) -> dict[str, dict[str, int]]:
-    """{paper: {status: count, 'items': n}} plus an 'all papers' entry."""
-    result: dict[str, Counter] = {}
+    """{paper: {status: count of claims, 'items': n claims, 'checks': {status: count, 'items': n}}}
+    plus an 'all papers' entry: the headline counts claims only."""
+    result: dict[str, dict] = {}
     for row in rows:
         for key in (row.paper, "all papers"):
-            result.setdefault(key, Counter())[row.status] += 1
-            result[key]["items"] += 1
-    return {paper: dict(counts) for paper, counts in result.items()}
+            counts = result.setdefault(key, {"items": 0, CHECKS: {"items": 0}})
+            target = counts if row.kind == verdicts.CLAIM else counts[CHECKS]
+            target[row.status] = target.get(row.status, 0) + 1
+            target["items"] += 1
+    return result
 
 
 def _cell(text: str) -> str:
@@ -101,39 +142,66 @@ def _cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|").replace("$", "\\$")
 
 
+def _item_cell(row: Row) -> str:
+    return f"{row.label}<br>{{ref}}`ours <{row.figure}>`" if row.figure else row.label
+
+
 def tables_markdown(rows: list[Row]) -> list[str]:
     lines: list[str] = []
     for paper in dict.fromkeys(row.paper for row in rows):
         paper_rows = [row for row in rows if row.paper == paper]
         counts = totals(paper_rows)[paper]
-        lines += [f"## {paper}", "", _counts_sentence(counts), "",
-                  "| Item | Verdict | The paper's claim | Ours, and the criterion |", "|---|---|---|---|"]
-        for row in paper_rows:
-            item = f"{row.label}<br>{{ref}}`ours <{row.figure}>`" if row.figure else row.label
-            ours = f"{_cell(row.ours)}<br>*criterion:* {_cell(row.criterion)}" if row.figure else _cell(row.note)
-            lines.append(f"| {item} | **{row.status}** | {_cell(row.claim)} | {ours} |")
-        lines.append("")
+        lines += [f"## {paper}", "", _counts_sentence(counts), ""]
+        claims = [row for row in paper_rows if row.kind == verdicts.CLAIM]
+        if claims:
+            lines += ["| Item | Verdict | The paper's claim | The criterion | Ours | The control | Full profile |",
+                      "|---|---|---|---|---|---|---|"]
+            lines += [_claim_line(row) for row in claims] + [""]
+        checks = [row for row in paper_rows if row.kind == verdicts.CHECK]
+        if checks:
+            lines += ["**Implementation checks** (definitions, identities and properties of our own "
+                      "construction: computed and shown, never counted as reproductions)", "",
+                      "| Item | Result | What the figure shows | What is checked | Ours |", "|---|---|---|---|---|"]
+            lines += [f"| {_item_cell(row)} | **{row.status}** | {_cell(row.claim)} | "
+                      f"{_cell(row.criterion or row.note)} | {_cell(row.ours)} |" for row in checks] + [""]
     return lines
 
 
-def _counts_sentence(counts: dict[str, int]) -> str:
-    parts = [f"{counts[status]} {status}" for status in (*COLUMNS, NOT_RUN) if counts.get(status)]
-    return f"{counts['items']} items: " + ", ".join(parts) + "."
+def _claim_line(row: Row) -> str:
+    if not row.figure:
+        return f"| {row.label} | **{row.status}** | {_cell(row.claim)} | {_cell(row.note)} | | | |"
+    status = f"**{row.status}**" + (f"<br>{_cell(row.reason)}" if row.reason else "")
+    return (f"| {_item_cell(row)} | {status} | {_cell(row.claim)} | {_cell(row.criterion)} | {_cell(row.ours)} "
+            f"| {_cell(row.control)} | {_cell(row.full) or 'not recorded'} |")
+
+
+def _counts_sentence(counts: dict) -> str:
+    claims = [f"{counts[status]} {status}" for status in (*CLAIM_COLUMNS, NOT_RUN) if counts.get(status)]
+    checks = counts[CHECKS]
+    sentence = f"{counts['items']} claims: " + (", ".join(claims) or "none") + "."
+    if checks["items"]:
+        held = [f"{checks[status]} {status}" for status in (*CHECK_COLUMNS, NOT_RUN) if checks.get(status)]
+        sentence += f" {checks['items']} implementation checks: " + ", ".join(held) + "."
+    return sentence
 
 
 def summary_markdown(rows: list[Row]) -> list[str]:
-    """One row per paper (linked to its first chapter) and one for all papers: the counts per status."""
+    """One row per paper (linked to its first chapter) and one for all papers: the claims per verdict,
+    then the implementation checks that hold out of all checks."""
     counts = totals(rows)
     first_chapter = {}
     for row in rows:
         first_chapter.setdefault(row.paper, row.chapter)
-    lines = ["| Paper | Items | " + " | ".join(c.capitalize() for c in COLUMNS) + " |",
-             "|---|---" + "|---" * len(COLUMNS) + "|"]
+    lines = ["| Paper | Claims | " + " | ".join(c.capitalize() for c in CLAIM_COLUMNS) + " | Checks holding |",
+             "|---|---" + "|---" * len(CLAIM_COLUMNS) + "|---|"]
     for paper in [*first_chapter, "all papers"]:
         name = f"{{doc}}`{paper} </{first_chapter[paper]}/index>`" if paper in first_chapter else f"**{paper}**"
-        cells = " | ".join(str(counts[paper].get(status, 0)) for status in COLUMNS)
-        lines.append(f"| {name} | {counts[paper]['items']} | {cells} |")
-    not_run = counts.get("all papers", {}).get(NOT_RUN, 0)
+        cells = " | ".join(str(counts[paper].get(status, 0)) for status in CLAIM_COLUMNS)
+        checks = counts[paper][CHECKS]
+        lines.append(f"| {name} | {counts[paper]['items']} | {cells} | "
+                     f"{checks.get(verdicts.HOLDS, 0)} of {checks['items']} |")
+    everything = counts.get("all papers", {"items": 0, CHECKS: {}})
+    not_run = everything.get(NOT_RUN, 0) + everything[CHECKS].get(NOT_RUN, 0)
     if not_run:
         lines += ["", f"{not_run} covered items have no verdict yet (their figures were not re-run)."]
     return lines
@@ -150,7 +218,7 @@ class _ScoreboardDirective(SphinxDirective):
                 return None
         for chapter in PAPERS:
             self.env.note_dependency(str(paths.REFERENCE_DIR / chapter / verdicts.ITEMS_FILE))
-        rows = collect(sidecar_for)
+        rows = collect(sidecar_for, _full_record(self.env))
         for row in rows:
             if row.status == NOT_RUN:
                 logger.warning(f"scoreboard: {row.paper} {row.label} names {row.figure}, whose sidecar has no "
@@ -162,6 +230,15 @@ class _ScoreboardDirective(SphinxDirective):
         container = nodes.container(classes=["intellimetry-scoreboard"])
         self.state.nested_parse(StringList(lines, source=self.env.docname), self.content_offset, container)
         return [container]
+
+
+def _full_record(env) -> dict:
+    from intellimetry.book.runs import runs_path
+
+    try:
+        return load_file(runs_path("full"), env)
+    except LookupFailed:
+        return {}
 
 
 class ScoreboardDirective(_ScoreboardDirective):
