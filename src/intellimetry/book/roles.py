@@ -7,13 +7,17 @@
     {verdict}`aiq-fig07-force:fig07`                        the verdict the figure's run gave a paper item
     {recorded}`full:chapters.survival.minutes%.0f`          from the committed record of a profile's runs
                                                             (data/runs/<profile>.json, intellimetry.book.runs)
+    {direction}`aiq-fig08-gravity:rho%rises/falls`          a direction word from a value's sign: the first
+                                                            word when it is positive, the second when negative
+    {direction}`aiq-fig08-gravity:alpha>2%above/below`      ... or when it is above / below a threshold
     ```{provenance} survival-fig01-levels```                the figure block: reproduce command, run time,
                                                             commit, notebook links, parameter table
     ```{build-table}```                                     that line for every figure in the book
     ```{profile-runs} full survival```                      that line for a chapter's recorded runs of a profile
 
 A missing figure, key or file is a Sphinx warning, so `jupyter-book build -W` fails instead of
-printing a blank.
+printing a blank; so is a value no reader should see in prose: nan, inf, None, or a list or mapping
+(Python syntax), which format_value refuses.
 """
 from __future__ import annotations
 
@@ -65,8 +69,20 @@ def dig(data, dotted: str):
 SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
+class Unprintable(LookupFailed):
+    """A value that would render as nan, inf, None or Python syntax in the book's prose."""
+
+
 def format_value(value, spec: str = "") -> str:
-    """Python's format spec, or `sciN`: N significant digits as a × 10ⁿ (`sci0`: just 10ⁿ, rounded)."""
+    """Python's format spec, or `sciN`: N significant digits as a × 10ⁿ (`sci0`: just 10ⁿ, rounded).
+
+    Raises Unprintable for None, nan, inf, a list or a mapping: prose says what a value is, and a
+    table of several values formats each one.
+    """
+    if value is None or isinstance(value, dict | list | tuple):
+        raise Unprintable(f"{value!r} cannot be printed in prose (quote one number, or build a table cell by cell)")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise Unprintable(f"{value!r} is not a number a reader can use: the run measured nothing here")
     if spec.startswith("sci"):
         return _scientific(float(value), int(spec[3:] or 2))
     if spec:
@@ -75,8 +91,6 @@ def format_value(value, spec: str = "") -> str:
         return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:.3g}"
-    if isinstance(value, dict | list):
-        return json.dumps(value)
     return str(value)
 
 
@@ -127,6 +141,23 @@ def lookup_result(env, text: str) -> str:
     except ValueError as err:
         raise LookupFailed(str(err)) from None
     return format_value(dig(load_file(sidecar_path(Path(env.srcdir), fig_id), env)["values"], key), spec)
+
+
+def lookup_direction(env, text: str) -> str:
+    """'<figure id>:<key>[>threshold]%up/down': `up` when the value is above the threshold (0 unless
+    given), `down` when below; equal is an error (no direction to state)."""
+    fig_id, key, spec = split_reference(text)
+    key, _, threshold = key.partition(">")
+    words = spec.split("/")
+    if len(words) != 2 or not all(w.strip() for w in words):
+        raise LookupFailed(f"{text!r}: give two words after %, e.g. %rises/falls")
+    value = dig(load_file(sidecar_path(Path(env.srcdir), fig_id), env)["values"], key.strip())
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise Unprintable(f"{text!r}: {value!r} has no direction")
+    line = float(threshold) if threshold.strip() else 0.0
+    if value == line:
+        raise LookupFailed(f"{text!r}: the value equals {line}, so neither {words[0]!r} nor {words[1]!r} is true")
+    return words[0].strip() if value > line else words[1].strip()
 
 
 def lookup_paper(env, text: str) -> str:
@@ -242,6 +273,7 @@ def setup(app):
     app.add_role("build", _role(lookup_build))
     app.add_role("verdict", _role(lookup_verdict))
     app.add_role("recorded", _role(lookup_recorded))
+    app.add_role("direction", _role(lookup_direction))
     add_nodes(app)
     app.connect("config-inited", add_static_dir)
     app.add_css_file("figure-block.css")
