@@ -4,7 +4,8 @@
 
 Fails (exit 1) on: an image that did not load, a resource request that failed (script, style, font,
 MathJax), an internal link to a missing page or anchor, a Python traceback in a notebook output,
-role syntax a reader would see (`{paper}`...`), TeX that MathJax left unrendered or could not parse,
+role syntax a reader would see (`{paper}`...`), a value that measured nothing or Python syntax in
+prose or a table (nan, inf, None, [1, 2], {'a': 1}), TeX that MathJax left unrendered or could not parse,
 and a figure whose text is smaller than READABLE_PX as shown at the page width.
 It also runs a search (search.html?q=sandpile, from file://) and checks the gallery page: an entry
 per figure, each thumbnail loaded and linked to its figure's anchor.
@@ -31,6 +32,10 @@ VIEWPORT = {"width": 1280, "height": 900}
 # Text a reader should never see: a role that was not rendered, or TeX that MathJax did not typeset.
 VISIBLE_SOURCE = re.compile(r"\{(?:result|paper|build|verdict|ref|doc|math)\}`|(?<!\\)\$\$|\\\(|\\\[|"
                             r"\\(?:frac|alpha|le|ge|times|sum|mathrm|text)\b")
+
+# Values a reader should never see in prose or a table: a number that is not one, Python's None
+# (not "None of ..."), or a list or mapping printed in Python's syntax.
+UNPRINTABLE = re.compile(r"\b(?:nan|NaN|inf|-inf)\b|\bNone\b(?! of\b)|\[\s*[-\d'\"][^\]]*,[^\]]*\]|\{\s*['\"]\w+['\"]\s*:")
 
 # MathJax typesets after the load event: wait for it before reading what the reader sees.
 MATHJAX_DONE = ("() => (window.MathJax && MathJax.startup && MathJax.startup.promise)"
@@ -104,9 +109,11 @@ def check_book(html_dir: Path, chromium: str | None = None) -> list[str]:
 
 
 def visible_source(prose: str) -> list[str]:
-    """Role syntax or TeX source in the text a reader sees (math and code already removed)."""
-    return [f"visible source text {prose[max(m.start() - 40, 0):m.end() + 40]!r}"
-            for m in VISIBLE_SOURCE.finditer(prose)]
+    """Role syntax, TeX source, nan / None / inf or Python syntax in the text a reader sees (math and
+    code already removed)."""
+    return [f"{what} {prose[max(m.start() - 40, 0):m.end() + 40]!r}"
+            for what, pattern in (("visible source text", VISIBLE_SOURCE), ("unprintable value", UNPRINTABLE))
+            for m in pattern.finditer(prose)]
 
 
 TEX_NAMES = re.compile(r"\\(?:text|mathrm|operatorname|mbox)\{[^}]*\}|\\[A-Za-z]+")
