@@ -35,7 +35,8 @@ VISIBLE_SOURCE = re.compile(r"\{(?:result|paper|build|verdict|ref|doc|math)\}`|(
 
 # Values a reader should never see in prose or a table: a number that is not one, Python's None
 # (not "None of ..."), or a list or mapping printed in Python's syntax.
-UNPRINTABLE = re.compile(r"\b(?:nan|NaN|inf|-inf)\b|\bNone\b(?! of\b)|\[\s*[-\d'\"][^\]]*,[^\]]*\]|\{\s*['\"]\w+['\"]\s*:")
+UNPRINTABLE = re.compile(r"\b(?:nan|NaN|inf|-inf)\b|\bNone\b(?! of\b)"
+                         r"|\[\s*[-\d'\"][^\]]*,[^\]]*\]|\{\s*['\"]\w+['\"]\s*:")
 
 # MathJax typesets after the load event: wait for it before reading what the reader sees.
 MATHJAX_DONE = ("() => (window.MathJax && MathJax.startup && MathJax.startup.promise)"
