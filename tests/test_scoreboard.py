@@ -84,15 +84,27 @@ def test_every_registry_is_well_formed(chapter):
             assert item["figure"] in figures, f"{chapter} {item['id']}: no notebook for {item['figure']}"
             assert paths.paper_of(item["figure"]) == chapter, f"{item['figure']} is not a {chapter} figure"
             assert "criterion" in item and item.get("criterion_reason"), f"{chapter} {item['id']}: criterion + reason"
-            for criterion in (item["criterion"], item.get("qualitative")):
+            for criterion in (item["criterion"], item.get("qualitative"), *item.get("measured", [])):
                 if criterion:
                     _check_shape(criterion)
+            if kind == verdicts.CLAIM:
+                _orderings_carry_intervals(item)
 
 
 def _check_shape(criterion):
     """Every test name known (values are checked when the figure runs)."""
     for part in criterion.get("all", [criterion]):
         assert part.get("test") in verdicts.TESTS, f"unknown test {part.get('test')!r}"
+
+
+def _orderings_carry_intervals(item):
+    """Issue 32, rule 6: a claim's ordering uses the intervals its statistics carry (bootstrap,
+    permutation, or the spread over at least three seeds), unless the values are exact (`exact: why`)."""
+    for criterion in (item["criterion"], item.get("qualitative")):
+        for part in (criterion or {}).get("all", [criterion] if criterion else []):
+            if part["test"] == "same_order":
+                assert "intervals" in part or part.get("exact"), \
+                    f"{item['id']}: same_order on {part['ours']} needs `intervals` (or `exact: why`)"
 
 
 def _paper_items():
