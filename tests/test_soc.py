@@ -244,3 +244,69 @@ def test_erdos_renyi_network_is_the_giant_component_of_the_asked_mean_degree():
     assert 4.0 < 2 * g.number_of_edges() / g.number_of_nodes() < 4.2
     with pytest.raises(ValueError, match="allowed: random_regular, erdos_renyi"):
         study.make_network("scale_free", 4, 100, seed=1)
+
+
+# ----------------------------------------------------------------------------- the Figure 15 claim (issue 32)
+
+def test_dissipative_lattice_loses_grains_at_every_toppling():
+    pile = lattice(2, 3, dissipation=1)
+    assert (pile.threshold == 5).all() and pile.sink_grains.sum() == 4 * 3 + 9
+    assert "lost per toppling" in pile.description
+    sites = np.random.default_rng(0).integers(0, 9, 500)
+    lost = drive(pile, sites)["lost"]
+    assert sites.size == pile.heights.sum() + lost
+    with pytest.raises(ValueError, match="dissipation must be an integer >= 0"):
+        lattice(2, 3, dissipation=-1)
+
+
+def test_control_series_is_the_dimension_panel_from_d2_with_dissipation():
+    assert study.control_series([1, 2, 3], [64, 16, 8]) == [("lattice", 2, 16, 1), ("lattice", 3, 8, 1)]
+
+
+def test_dimension_claim_by_hand():
+    rows = [{**_row(1.0001, d=1, side=64), "power_law": False, "largest": 500, "s_min": 10},
+            {**_row(1.2, d=2, side=16), "power_law": True, "largest": 1000, "s_min": 10, "ci_low": 1.1,
+             "ci_high": 1.3, "avalanches_in_range": 5000},
+            {**_row(1.4, d=3, side=8), "power_law": True, "largest": 999, "s_min": 10, "ci_low": 1.35,
+             "ci_high": 1.45, "avalanches_in_range": 2000}]
+    claim = study.dimension_claim(rows)
+    assert claim["tau_by_dimension"] == {"d1": 1.0001, "d2": 1.2, "d3": 1.4}
+    assert claim["tau_interval_by_dimension"]["d3"] == [1.35, 1.45]
+    assert claim["power_law_from_d2"] is True and claim["fewest_in_range_from_d2"] == 2000
+    assert claim["two_decades_from_d2"] is False  # d = 3: 999 < 100 × 10
+    rows[2]["largest"] = 1000
+    assert study.dimension_claim(rows)["two_decades_from_d2"] is True
+    with pytest.raises(ValueError, match="d >= 2"):
+        study.dimension_claim(rows[:1])
+
+
+def test_avalanche_summary_carries_the_control_s_claim_statistics():
+    rows = [{**_row(1.2, d=2, side=16), "power_law": True}, {**_row(1.3, d=3, side=8), "power_law": True}]
+    control = [{**row, "tau": tau, "dissipation": 1} for row, tau in zip(rows, (3.6, 2.6))]
+    summary = study.avalanche_summary(rows, [], rows, [], rows, control=control)
+    assert summary["control"]["tau_by_dimension"] == {"d2": 3.6, "d3": 2.6}
+    assert summary["control"]["dissipation"] == 1 and list(summary["control"]["dimensions"]) == ["d2", "d3"]
+    assert "control" not in study.avalanche_summary(rows, [], rows, [], rows)
+
+
+def test_literature_exponents_rise_from_two_to_four_dimensions():
+    values = study.literature_values()
+    assert values["tau_interval_by_dimension"]["d2"] == [1.20, 1.29] and "d1" not in values["tau_by_dimension"]
+    assert values["power_law_from_d2"] is True
+
+
+def _claim_item():
+    from intellimetry.verdicts import load_items
+    return next(item for item in load_items("soc")["items"] if item["id"] == "fig15")
+
+
+def test_the_dissipative_control_fails_the_claim():
+    # a known case: small lattices losing one grain per toppling have exponents that fall with d
+    from intellimetry.criteria import FAILS, HOLDS, judge
+    fit = dict(grains=20000, s_min=5, s_max_fraction=0.01, resamples=5)
+    rows = [study.lattice_experiment(d, side, 1, rng=np.random.default_rng(d), **fit)
+            for d, side in ((2, 32), (3, 10), (4, 6))]
+    claim = study.dimension_claim(rows)
+    assert judge(_claim_item()["criterion"], claim)[0] == FAILS
+    assert claim["two_decades_from_d2"] is False
+    assert judge(_claim_item()["criterion"], study.literature_values())[0] == HOLDS

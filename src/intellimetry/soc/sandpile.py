@@ -58,10 +58,16 @@ class Sandpile:
         return Sandpile(self.indptr, self.indices, self.threshold, self.heights.copy(), self.description)
 
 
-def lattice(d: int, side: int) -> Sandpile:
-    """A d-dimensional hypercubic lattice of side `side` with open boundaries (threshold 2d), empty."""
+def lattice(d: int, side: int, dissipation: int = 0) -> Sandpile:
+    """A d-dimensional hypercubic lattice of side `side` with open boundaries (threshold 2d), empty.
+
+    ``dissipation`` > 0 makes every site lose that many grains to the sink at each toppling (threshold
+    2d + dissipation): bulk dissipation, which keeps the pile subcritical (avalanches have a finite
+    size scale instead of a power law); the chapter's negative control."""
     if d < 1 or side < 2:
         raise ValueError(f"need dimension d >= 1 and side >= 2, got d = {d}, side = {side}")
+    if isinstance(dissipation, bool) or not isinstance(dissipation, int | np.integer) or dissipation < 0:
+        raise ValueError(f"dissipation must be an integer >= 0 (grains lost per toppling), got {dissipation!r}")
     n = side**d
     coords = np.indices((side,) * d).reshape(d, n)
     strides = side ** np.arange(d - 1, -1, -1)
@@ -73,7 +79,8 @@ def lattice(d: int, side: int) -> Sandpile:
             target = np.arange(n) + step * strides[axis]
             neighbours.append(np.where(inside, target, -1))
     table = np.stack(neighbours, axis=1)  # n × 2d, -1 where the neighbour would be outside
-    return _from_neighbour_table(table, np.full(n, 2 * d), f"{d}-D lattice, side {side}")
+    lost = f", {dissipation} grain(s) lost per toppling" if dissipation else ""
+    return _from_neighbour_table(table, np.full(n, 2 * d + dissipation), f"{d}-D lattice, side {side}{lost}")
 
 
 def graph(g, dissipative_fraction: float, rng: np.random.Generator, name: str = "graph") -> Sandpile:

@@ -11,6 +11,11 @@ from intellimetry.soc.simulate import fit_avalanche_exponent, record_avalanches,
 
 NETWORK_KINDS = ("random_regular", "erdos_renyi")
 TAU_FLOOR = 1.01  # a fit this close to the estimator's lower bound means "no power law"
+# A power law needs a range to hold over: at least two decades of sizes, the largest avalanche at
+# least 100 times the smallest fitted size (the usual minimum, e.g. Stumpf & Porter 2012, Science 335, 665).
+DECADES = 2
+# The negative control's bulk dissipation: grains every toppling loses to the sink (a subcritical pile).
+CONTROL_DISSIPATION = 1
 
 
 def make_network(kind: str, mean_degree: int, nodes: int, seed: int):
@@ -47,8 +52,9 @@ def avalanche_experiment(pile: Sandpile, grains: int, s_min: int, s_max_fraction
     }
 
 
-def lattice_experiment(d: int, side: int, **kwargs) -> dict:
-    return {"d": d, "side": side, **avalanche_experiment(lattice(d, side), **kwargs)}
+def lattice_experiment(d: int, side: int, dissipation: int = 0, **kwargs) -> dict:
+    return {"d": d, "side": side, "dissipation": dissipation,
+            **avalanche_experiment(lattice(d, side, dissipation), **kwargs)}
 
 
 def network_experiment(kind: str, mean_degree: int, nodes: int, dissipative_fraction: float, seed: int,
@@ -68,19 +74,26 @@ def lattice_series(dims, sides) -> list[tuple[int, int]]:
     return list(zip(dims, sides))
 
 
+def control_series(dims, sides, dissipation: int = CONTROL_DISSIPATION) -> list[tuple]:
+    """The negative control's systems: the lattices of the dimension panel with d >= 2, each losing
+    ``dissipation`` grains per toppling (``("lattice", d, side, dissipation)``)."""
+    return [("lattice", d, side, dissipation) for d, side in lattice_series(dims, sides) if d >= 2]
+
+
 # What one experiment's settings hold (besides the system): the fit, the networks' size and the base seed.
 SETTING_KEYS = ("grains", "s_min", "s_max_fraction", "resamples", "network_nodes", "dissipative_fraction", "seed")
 
 
 def run_system(settings: dict, system: tuple) -> dict:
-    """One system's experiment: ``("lattice", d, side)`` or ``("network", kind, mean_degree)``.
+    """One system's experiment: ``("lattice", d, side)``, ``("lattice", d, side, dissipation)`` (grains
+    lost per toppling: the negative control) or ``("network", kind, mean_degree)``.
 
     Its random stream is seeded by the base seed and the system itself, so its values do not depend
     on which other systems run, in which order, or in which process."""
     rng = np.random.default_rng(task_seed("soc", settings["seed"], *system))
     fit = {key: settings[key] for key in ("grains", "s_min", "s_max_fraction", "resamples")}
     if system[0] == "lattice":
-        return lattice_experiment(system[1], system[2], rng=rng, **fit)
+        return lattice_experiment(*system[1:], rng=rng, **fit)
     if system[0] == "network":
         return network_experiment(system[1], system[2], settings["network_nodes"], settings["dissipative_fraction"],
                                   settings["seed"], rng=rng, **fit)
@@ -94,7 +107,7 @@ def _topplings_per_grain(system: tuple, settings: dict) -> float:
     Ordering by sites instead started the full profile's longest system, d = 2 at L = 256 (a third of
     the work), after nine others, and a second worker idled at the end."""
     if system[0] == "lattice":
-        return system[2] ** 2 / (12 * system[1])
+        return 1.0 if system[3:] and system[3] else system[2] ** 2 / (12 * system[1])
     return 1 / settings["dissipative_fraction"]
 
 
@@ -126,13 +139,32 @@ def grows(values) -> bool:
     return bool(np.all(np.diff(values) > 0))
 
 
-def avalanche_summary(by_dimension: list, networks: list, finite_size: list, network_kinds, lattices: list) -> dict:
-    """The avalanche chapter's numbers: every system's fit, τ by dimension and whether every lattice
-    with d >= 2 shows a power law (what the paper's Figure 15 item is judged on), the d = 3 finite-size
-    trend (smallest and largest side), whether τ grows with degree per network kind, and the
-    simulation time over the distinct lattices (`lattices`) and the networks."""
-    d3_rows = [row for row in finite_size if row["d"] == 3]
+def dimension_claim(by_dimension: list) -> dict:
+    """What the paper's Figure 15 item is judged on, from the lattice rows of one series: τ and its
+    bootstrap interval by dimension, whether every lattice with d >= 2 shows a power law (τ clear of
+    the estimator's lower bound) over at least DECADES decades of sizes (largest avalanche >= 10^DECADES
+    × s_min), and the fewest avalanches in any d >= 2 fitted range."""
+    from_d2 = [row for row in by_dimension if row["d"] >= 2]
+    if not from_d2:
+        raise ValueError("dimension_claim needs at least one lattice with d >= 2")
     return {
+        "tau_by_dimension": {f"d{row['d']}": row["tau"] for row in by_dimension},
+        "tau_interval_by_dimension": {f"d{row['d']}": [row["ci_low"], row["ci_high"]] for row in by_dimension},
+        "power_law_from_d2": all(row["power_law"] for row in from_d2),
+        "two_decades_from_d2": all(row["largest"] >= 10**DECADES * row["s_min"] for row in from_d2),
+        "fewest_in_range_from_d2": min(int(row["avalanches_in_range"]) for row in from_d2),
+    }
+
+
+def avalanche_summary(by_dimension: list, networks: list, finite_size: list, network_kinds, lattices: list,
+                      control: list | None = None) -> dict:
+    """The avalanche chapter's numbers: every system's fit, the Figure 15 claim's statistics
+    (:func:`dimension_claim`), the d = 3 finite-size trend (smallest and largest side), whether τ grows
+    with degree per network kind, and the simulation time over the distinct lattices (`lattices`) and
+    the networks. ``control``: the same lattices with bulk dissipation, whose rows give the same claim
+    statistics under ``control`` (with each system's fit under ``control.dimensions``)."""
+    d3_rows = [row for row in finite_size if row["d"] == 3]
+    summary = {
         "dimensions": {f"d{row['d']}": row_summary(row, "d", "side") for row in by_dimension},
         "networks": {f"{row['kind']}_k{row['mean_degree']}": row_summary(row, "kind", "mean_degree", "measured_degree")
                      for row in networks},
@@ -140,9 +172,29 @@ def avalanche_summary(by_dimension: list, networks: list, finite_size: list, net
         "d3_trend": {end: row_summary(row, "side") for end, row in
                      zip(("smallest", "largest"), (min(d3_rows, key=lambda r: r["side"]),
                                                    max(d3_rows, key=lambda r: r["side"])))},
-        "tau_by_dimension": {f"d{row['d']}": row["tau"] for row in by_dimension},
-        "power_law_from_d2": all(row["power_law"] for row in by_dimension if row["d"] >= 2),
+        **dimension_claim(by_dimension),
         "tau_grows_with_degree": {kind: grows([r["tau"] for r in networks if r["kind"] == kind])
                                   for kind in network_kinds},
         "total_seconds": sum(r["seconds"] for r in list(lattices) + networks),
+    }
+    if control is not None:
+        summary["control"] = {**dimension_claim(control), "dissipation": control[0]["dissipation"],
+                              "dimensions": {f"d{row['d']}": row_summary(row, "d", "side") for row in control},
+                              "seconds": sum(r["seconds"] for r in control)}
+    return summary
+
+
+def literature_values() -> dict:
+    """The Figure 15 claim's statistics from the literature's exponents (data/reference/soc/btw-exponents.yaml):
+    τ (the middle of each stated range) with the range as its interval, and a power law over an
+    unbounded range in every dimension d >= 2 that has an exponent (d = 1 has none)."""
+    from intellimetry.paths import load_reference
+
+    dims = load_reference("soc/btw-exponents.yaml")["dimensions"]
+    stated = {name: row for name, row in dims.items() if row["low"] is not None}
+    return {
+        "tau_by_dimension": {name: (row["low"] + row["high"]) / 2 for name, row in stated.items()},
+        "tau_interval_by_dimension": {name: [row["low"], row["high"]] for name, row in stated.items()},
+        "power_law_from_d2": all(dims[name]["low"] is not None for name in dims if dims[name]["dimension"] >= 2),
+        "two_decades_from_d2": True,  # the literature's exponents are those of the infinite lattice
     }
