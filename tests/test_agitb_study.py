@@ -17,6 +17,7 @@ from intellimetry.agitb.study import (
     formula_checks,
     input_with_bits,
     pass_scores,
+    suite_claim,
     verdict_summary,
 )
 
@@ -60,7 +61,7 @@ def test_verdict_summary_by_hand():
     bad = [Result(1, "a", "pass", 0.5), Result(2, "b", "fail", 0.25), Result(3, "c", "not reached")]
     liveness = {name: {"batch": 4, "z": 0.1, "pairs": 10, "slower": False, "limit": 2.0, "extra": 1}
                 for name in ("echo", "order-1")}
-    summary = verdict_summary({"echo": good, "order-1": bad}, liveness)
+    summary = verdict_summary({"echo": good, "order-1": bad}, liveness, null=("order-1",))
     assert first_failure(good) is None and first_failure(bad) == 2
     assert list(summary["candidates"]) == ["echo", "order_1"]
     order1 = summary["candidates"]["order_1"]
@@ -68,13 +69,53 @@ def test_verdict_summary_by_hand():
     assert order1["tests"]["t3"]["mark"] == MARKS["not reached"] and order1["tests"]["t2"]["verdict"] == "fail"
     assert order1["liveness"] == {"batch": 4, "z": 0.1, "pairs": 10, "slower": False, "limit": 2.0}
     assert summary["any_passes_all"] is True
-    assert verdict_summary({"order-1": bad}, liveness)["any_passes_all"] is False
+    assert verdict_summary({"order-1": bad}, liveness, null=("order-1",))["any_passes_all"] is False
     # failing only the timed test 12 passes every untimed test
     slow = [Result(1, "a", "pass", 1.0), Result(12, "real_time_liveness", "fail", 1.0)]
-    timed = verdict_summary({"echo": slow, "order-1": bad}, liveness)
+    timed = verdict_summary({"echo": slow, "order-1": bad}, liveness, null=("order-1",))
     assert timed["any_passes_all"] is False and timed["any_passes_all_untimed"] is True
     assert summary["any_passes_all_untimed"] is True
-    assert verdict_summary({"order-1": bad}, liveness)["any_passes_all_untimed"] is False
+    assert verdict_summary({"order-1": bad}, liveness, null=("order-1",))["any_passes_all_untimed"] is False
+    assert summary["control"]["any_passes_all"] is False and summary["control"]["candidates"] == "order-1"
+    with pytest.raises(ValueError, match="null candidates"):
+        verdict_summary({"echo": good}, liveness)
+
+
+def test_suite_claim_by_hand():
+    # two narrow candidates that between them pass every test, neither all: the paper's central claim
+    a = [Result(1, "a", "pass"), Result(2, "b", "fail"), Result(12, "t", "pass")]
+    b = [Result(1, "a", "pass"), Result(2, "b", "pass"), Result(12, "t", "fail")]
+    claim = suite_claim({"a": a, "b": b})
+    assert claim == {"any_passes_all": False, "any_passes_all_untimed": True, "each_test_passed_by_some": True,
+                     "tests_passed_by_none": "none", "most_tests_passed": 2}
+    claim = suite_claim({"a": a})
+    assert claim["each_test_passed_by_some"] is False and claim["tests_passed_by_none"] == "2"
+
+
+def _central_item():
+    from intellimetry.verdicts import load_items
+    return next(item for item in load_items("agitb")["items"] if item["id"] == "central")
+
+
+def test_the_central_claim_holds_for_narrow_learners_and_fails_for_the_null_candidates():
+    from intellimetry.criteria import FAILS, HOLDS, judge
+    from intellimetry.verdicts import INCONCLUSIVE, REPRODUCED, verdict
+    solvers = {f"solver{n}": [Result(k, "t", "pass" if k != n else "fail") for k in range(1, 13)] for n in (5, 6)}
+    nulls = {"always-zero": [Result(k, "t", "pass" if k <= 2 else "fail") for k in range(1, 13)],
+             "history-random": [Result(k, "t", "pass" if k in (1, 2, 3, 4, 12) else "fail") for k in range(1, 13)]}
+    liveness = {name: dict.fromkeys(("batch", "z", "pairs", "slower", "limit"), 0) for name in {**solvers, **nulls}}
+    values = verdict_summary({**solvers, **nulls}, liveness)
+    item = _central_item()
+    assert judge(item["criterion"], values)[0] == HOLDS
+    assert judge(item["criterion"], values["control"])[0] == FAILS  # the null candidates learn nothing
+    assert verdict(item, values)["verdict"] == REPRODUCED
+    # a test no candidate passes: "none passes all twelve" then says nothing about the conjunction
+    values = verdict_summary({"solver5": solvers["solver5"], **nulls}, liveness)
+    assert verdict(item, values)["verdict"] == INCONCLUSIVE
+    # a candidate passing everything contradicts the claim
+    values = verdict_summary({**solvers, **nulls, "agi": [Result(k, "t", "pass") for k in range(1, 13)]},
+                             {**liveness, "agi": liveness["always-zero"]})
+    assert verdict(item, values)["verdict"] == "not reproduced"
 
 
 def test_benchmark_table_adds_the_code_column_and_compares_it():

@@ -98,10 +98,15 @@ def first_failure(rows) -> int | None:
     return next((r.number for r in rows if r.verdict == "fail"), None)
 
 
-def verdict_summary(results: dict, liveness: dict) -> dict:
+# The paper's central claim's null subjects: models that learn nothing (a constant and a uniformly
+# random predictor), run in the same suite as the other candidates.
+NULL_CANDIDATES = ("always-zero", "history-random")
+
+
+def verdict_summary(results: dict, liveness: dict, null: tuple[str, ...] = NULL_CANDIDATES) -> dict:
     """Per candidate (key without dashes): tests passed, the first failure, the time taken, every
-    test's result with its mark, and the liveness measurement; and whether any passes every test,
-    and every test whose verdict does not rest on timings (the seeded ones, reproducible exactly)."""
+    test's result with its mark, and the liveness measurement; and the central claim's statistics
+    (:func:`suite_claim`) over every candidate, and under ``control`` over the ``null`` candidates."""
     candidates = {name.replace("-", "_"): {
         "passed": sum(r.verdict == "pass" for r in rows),
         "first_failure": first_failure(rows),
@@ -109,10 +114,29 @@ def verdict_summary(results: dict, liveness: dict) -> dict:
         "tests": {f"t{r.number}": {**r.as_dict(), "mark": MARKS[r.verdict]} for r in rows},
         "liveness": {k: liveness[name][k] for k in LIVENESS_KEYS},
     } for name, rows in results.items()}
-    return {"candidates": candidates,
-            "any_passes_all": any(all(r.verdict == "pass" for r in rows) for rows in results.values()),
+    missing = [name for name in null if name not in results]
+    if missing:
+        raise ValueError(f"the control needs the null candidates {list(null)} among the candidates; missing {missing}")
+    return {"candidates": candidates, **suite_claim(results),
+            "control": {**suite_claim({name: results[name] for name in null}), "candidates": ", ".join(null)}}
+
+
+def suite_claim(results: dict) -> dict:
+    """The paper's central claim over a set of candidates (results by name): whether any passes every
+    test, and every test whose verdict does not rest on timings (the seeded ones, reproducible
+    exactly); whether each test is passed by at least one candidate (individually solvable, the
+    paper's §1), the tests passed by none (as text: "6, 9", or "none") and the most tests one
+    candidate passes."""
+    numbers = sorted({r.number for rows in results.values() for r in rows})
+    passed_by = {n: [name for name, rows in results.items() if any(r.number == n and r.verdict == "pass" for r in rows)]
+                 for n in numbers}
+    unpassed = [n for n in numbers if not passed_by[n]]
+    return {"any_passes_all": any(all(r.verdict == "pass" for r in rows) for rows in results.values()),
             "any_passes_all_untimed": any(all(r.verdict == "pass" for r in rows if r.number not in TIMED_TESTS)
-                                          for rows in results.values())}
+                                          for rows in results.values()),
+            "each_test_passed_by_some": not unpassed,
+            "tests_passed_by_none": ", ".join(map(str, unpassed)) or "none",
+            "most_tests_passed": max(sum(r.verdict == "pass" for r in rows) for rows in results.values())}
 
 
 def denoising_by_echo(rng: np.random.Generator, trials: int, runs_per_trial: int,
