@@ -13,16 +13,19 @@ from intellimetry.gindex.divergence import (
 from intellimetry.gindex.flows import FlowError, dag_check, parse_flow
 from intellimetry.gindex.gindex import (
     curriculum_weights,
+    domain_distance_from_pairwise,
     domain_distance_matrix,
     experience,
     g_index,
     generalisation_difficulty,
+    pairwise_divergences,
     task_contributions,
+    within_domain_from_pairwise,
 )
 
 __all__ = [
     "FlowError", "IGNORED_KEYS", "association_graph", "clique_check", "dag_check", "divergence", "divergence_of_texts",
     "max_weight_clique", "node_similarity", "parse_flow", "performance", "skill_level",
-    "curriculum_weights", "domain_distance_matrix", "experience", "g_index", "generalisation_difficulty",
-    "task_contributions",
+    "curriculum_weights", "domain_distance_from_pairwise", "domain_distance_matrix", "experience", "g_index",
+    "generalisation_difficulty", "pairwise_divergences", "task_contributions", "within_domain_from_pairwise",
 ]

@@ -27,6 +27,43 @@ def domain_distance_matrix(flows_by_domain: dict, rule: str = "either", decimals
     return names, np.round(omega, decimals)
 
 
+def pairwise_divergences(graphs: list, rule: str = "either", ignored_keys=IGNORED_KEYS) -> list[list]:
+    """Δ(graphs[i], graphs[j]) as exact fractions for every ordered pair i != j (None on the diagonal):
+    Ω and the within-domain divergence of any grouping of the same tasks follow without a new clique search."""
+    _check_rule(rule)
+    return [[None if i == j else _divergence_exact(a, b, rule, ignored_keys) for j, b in enumerate(graphs)]
+            for i, a in enumerate(graphs)]
+
+
+def _check_groups(groups: dict, size: int) -> None:
+    members = sorted(k for indices in groups.values() for k in indices)
+    if any(len(indices) == 0 for indices in groups.values()):
+        raise ValueError("every domain needs at least one task")
+    if members != list(range(size)):
+        raise ValueError(f"the domains must share out the {size} tasks, each task once")
+
+
+def domain_distance_from_pairwise(pairwise: list[list], groups: dict, decimals: int = 3) -> tuple[list, np.ndarray]:
+    """Ω as domain_distance_matrix computes it, from pairwise_divergences of the tasks and `groups`
+    ({domain: indices of its tasks}, in the caller's order)."""
+    _check_groups(groups, len(pairwise))
+    names = list(groups)
+    omega = np.zeros((len(names), len(names)))
+    for a, name_a in enumerate(names):
+        for b, name_b in enumerate(names):
+            if a != b:
+                nearest = [min(pairwise[i][j] for j in groups[name_b]) for i in groups[name_a]]
+                omega[a, b] = float(sum(nearest) / len(nearest))
+    return names, np.round(omega, decimals)
+
+
+def within_domain_from_pairwise(pairwise: list[list], groups: dict) -> list[float]:
+    """Per domain (the order of `groups`), the mean Δ between its distinct tasks; NaN for a single task."""
+    _check_groups(groups, len(pairwise))
+    return [float(np.mean([float(pairwise[i][j]) for i in indices for j in indices if i != j]))
+            if len(indices) > 1 else float("nan") for indices in groups.values()]
+
+
 def _omega(omega) -> np.ndarray:
     """Domain distances as a float array checked to lie in [0, 1]."""
     values = np.asarray(omega, dtype=float)

@@ -67,3 +67,8 @@ def run_inputs(records: pd.DataFrame, run: str, domains) -> dict:
     return {"theta": rows["theta"].to_numpy(), "samples": rows["train_samples_in_domain"].to_numpy(),
             "compute_pf": float(compute[0]), "model": str(rows["model"].iloc[0]),
             "total_samples": int(rows["total_train_samples"].iloc[0])}
+
+
+def table2_best_theta() -> dict[str, float]:
+    """The paper's best average θ per task domain (Table 2), in the table's order."""
+    return {domain: float(row["best_theta"]) for domain, row in load_table2()["domains"].items()}

@@ -8,21 +8,31 @@ import math
 from collections import defaultdict
 
 import numpy as np
-from scipy.stats import spearmanr
 from tqdm import tqdm
 
 from intellimetry.checks import check_choice
 from intellimetry.gindex.divergence import divergence
 from intellimetry.gindex.domains import generate_corpus
 from intellimetry.gindex.flows import dag_check, parse_flow
-from intellimetry.gindex.gindex import EXPERIENCE_MODES, experience, g_index
+from intellimetry.gindex.gindex import (
+    EXPERIENCE_MODES,
+    domain_distance_from_pairwise,
+    experience,
+    g_index,
+    pairwise_divergences,
+    within_domain_from_pairwise,
+)
+from intellimetry.gindex.nulls import random_program_nulls, random_ranking, shuffled_groups
 from intellimetry.gindex.reference import load_domain_distance, load_table1, load_table1_inputs, run_inputs
 from intellimetry.gindex.synthesis import SIZES, ExperimentResult, run_experiment
-from intellimetry.stats import rank_correlation
+from intellimetry.stats import bootstrap_interval, rank_correlation
 
 # Training compute of laptop-scale models is far below 1 petaFLOP, where log2 is negative; E can be
 # counted in a smaller unit instead (a documented choice, shown beside the others in the book).
 COMPUTE_UNITS = {"PF": 1e15, "TF": 1e12, "GF": 1e9}
+# Our Ω for Table 1 stands in for the paper's (from its private task data): each cell is taken to be
+# known to the precision of the paper's stated mean domain distance (0.09, two decimals).
+OMEGA_PRECISION = 0.01
 
 
 # --------------------------------------------------------------------------- programs as DAGs
@@ -62,10 +72,47 @@ def domain_distance_summary(names: list, omega: np.ndarray, authors: np.ndarray,
             "omega_mean_off_diagonal": float(omega[off].mean()), "omega_min_off_diagonal": float(omega[off].min()),
             "authors_mean_off_diagonal": float(authors[off].mean()),
             "within_domain_mean": float(np.nanmean(within)),
-            "spearman_vs_authors": float(spearmanr(omega[off], authors[off])[0]),
+            "spearman_vs_authors": rank_correlation(omega[off], authors[off])[0],
             "asymmetry_max": float(np.abs(omega - omega.T).max()),
             "closest_pair": dict(zip(("a", "b"), [names[i] for i in closest])),
             "omega": {a: {b: float(omega[i, j]) for j, b in enumerate(names)} for i, a in enumerate(names)}}
+
+
+def distance_intervals(omega: np.ndarray, within, seed: int, resamples: int = 1000) -> dict:
+    """95 % bootstrap intervals of the within-domain mean Δ (over the domains) and of the mean off-diagonal
+    Ω (over the test domains, each contributing its row's mean distance to the other domains)."""
+    off = ~np.eye(len(omega), dtype=bool)
+    rows = np.array([omega[i, off[i]].mean() for i in range(len(omega))])
+    within = np.asarray(within, dtype=float)
+    rng = np.random.default_rng(seed)
+    intervals = {"within_domain_interval": bootstrap_interval(within[~np.isnan(within)], np.mean, resamples, rng),
+                 "omega_off_diagonal_interval": bootstrap_interval(rows, np.mean, resamples, rng)}
+    return {key: [interval.low, interval.high] for key, interval in intervals.items()}
+
+
+def domain_distance_study(graphs: dict, authors, rule: str = "either", seed: int = 0,
+                          resamples: int = 1000) -> tuple[list, np.ndarray, dict]:
+    """Figure 5: Ω and the within-domain divergence of generated tasks (`graphs`, {domain: its graphs}),
+    beside the authors' Ω (a frame with the same domains), summarised with bootstrap intervals; and
+    the control, the same statistics with the tasks dealt to the domains at random (shuffled labels),
+    from the same pairwise divergences. Returns (domain names, our Ω, the figure's values)."""
+    groups, start = {}, 0
+    for name, domain_graphs in graphs.items():
+        groups[name] = list(range(start, start + len(domain_graphs)))
+        start += len(domain_graphs)
+    pairwise = pairwise_divergences([g for domain_graphs in graphs.values() for g in domain_graphs], rule)
+
+    def statistics(grouping):
+        names, omega = domain_distance_from_pairwise(pairwise, grouping)
+        within = within_domain_from_pairwise(pairwise, grouping)
+        frame = authors.loc[names, names].to_numpy()
+        return names, omega, {**domain_distance_summary(names, omega, frame, within),
+                              **distance_intervals(omega, within, seed, resamples)}
+
+    names, omega, values = statistics(groups)
+    control = statistics(shuffled_groups(groups, seed))[2]
+    control.pop("omega")
+    return names, omega, {**values, "control": control}
 
 
 # --------------------------------------------------------------------------- Table 1 recomputed
@@ -133,8 +180,8 @@ def strict_rule_comparison(rows: dict, rows_strict: dict, omega, omega_strict) -
             "max_gap_pct": float(strict_gaps.max()),
             "omega_cells_changed": int((change > 1e-12).sum()),
             "omega_max_change": float(change.max()),
-            "spearman_vs_either": float(spearmanr([r["ours"] for r in rows.values()],
-                                                  [r["ours"] for r in rows_strict.values()])[0])}
+            "spearman_vs_either": rank_correlation([r["ours"] for r in rows.values()],
+                                                   [r["ours"] for r in rows_strict.values()])[0]}
 
 
 def rank_tradeoff(rows: dict, paper: dict, first: int = 2, second: int = 3) -> dict:
@@ -170,14 +217,40 @@ def recompute_table1(records, paper: dict, omegas: dict, mode: str = "log2", pri
             "by_mode": experience_mode_sweep(records, paper, omegas["either"], prior)}
 
 
-def table1_values(experience_mode: str = "log2", prior: float = 1e-4) -> dict:
+def shifted_omega(omega, shift: float):
+    """Ω with every off-diagonal cell moved by `shift`, clipped to [0, 1] (the diagonal stays 0)."""
+    values = omega.to_numpy().copy()
+    off = ~np.eye(len(values), dtype=bool)
+    values[off] = np.clip(values[off] + shift, 0.0, 1.0)
+    return omega.__class__(values, index=omega.index, columns=omega.columns)
+
+
+def table1_intervals(records, runs, omega, mode: str = "log2", prior: float = 1e-4,
+                     precision: float = OMEGA_PRECISION) -> dict[str, list[float]]:
+    """Per run, the range of its g-index over every Ω within `precision` of ours in each off-diagonal
+    cell. g rises with every cell of Ω, so the range runs from Ω − precision to Ω + precision."""
+    if not precision >= 0:
+        raise ValueError(f"precision must be >= 0, got {precision!r}")
+    low = table1_g_indices(records, runs, shifted_omega(omega, -precision), mode, prior)
+    high = table1_g_indices(records, runs, shifted_omega(omega, precision), mode, prior)
+    return {run: [low[run]["g"], high[run]["g"]] for run in runs}
+
+
+def table1_values(experience_mode: str = "log2", prior: float = 1e-4, control_seed: int = 0) -> dict:
     """The values gindex-tab01-models records: Table 1 recomputed from the reference data (the authors'
-    experiment records, the paper's table, Ω of both association rules) with E = experience_mode(PF)."""
+    experiment records, the paper's table, Ω of both association rules) with E = experience_mode(PF);
+    each run's g-index by run (`g_by_run`) with its range over Ω ± OMEGA_PRECISION (`intervals`); and
+    the control, a random ranker: the same g-indices and ranges dealt to the runs in a random order."""
     omegas = {rule: load_domain_distance(rule) for rule in ("either", "strict")}
-    table1 = recompute_table1(load_table1_inputs(), load_table1()["rows"], omegas, experience_mode, prior)
+    records, paper = load_table1_inputs(), load_table1()["rows"]
+    table1 = recompute_table1(records, paper, omegas, experience_mode, prior)
+    g_by_run = {run: row["ours"] for run, row in table1["rows"].items()}
+    intervals = table1_intervals(records, paper, omegas["either"], experience_mode, prior)
     return {"experience_mode": experience_mode, "prior": prior, "rows": table1["rows"], "by_mode": table1["by_mode"],
             "row2_minus_row3": table1["row2_minus_row3"], "strict": table1["strict"], **table1["summary"],
-            "n_domains": int(omegas["either"].shape[0]), "n_runs": len(table1["rows"])}
+            "n_domains": int(omegas["either"].shape[0]), "n_runs": len(table1["rows"]),
+            "omega_precision": OMEGA_PRECISION, "g_by_run": g_by_run, "intervals": intervals,
+            "control": random_ranking(g_by_run, intervals, control_seed)}
 
 
 # --------------------------------------------------------------------------- program synthesis
@@ -333,7 +406,7 @@ def synthesis_ranking(results, test: list, variants: dict, chosen: str, n_domain
             "best_g_model": model_key(results[best_g], n_domains),
             "best_theta": results[best_theta].theta, "best_theta_g": g[best_theta], "best_g": g[best_g],
             "best_g_theta": results[best_g].theta, "same_best": best_theta == best_g,
-            "theta_g_spearman": float(spearmanr([r.theta for r in results], g)[0]) if len(results) > 1 else 1.0,
+            **dict(zip(("theta_g_spearman", "theta_g_p"), rank_correlation([r.theta for r in results], g))),
             "rank_by_variant": {u: rank_descending(gs) for u, gs in defined.items()},
             "undefined_variants": [name for name, gs in variants.items() if gs is None],
             "ranking_same_in_every_variant": len({tuple(rank_descending(gs)) for gs in defined.values()}) == 1,
@@ -363,18 +436,33 @@ def skeleton_theta(test: list) -> float:
 
 
 def size_trend(results, test: list) -> dict:
-    """Figures 9-10: the rank correlation (and p) of program size with θ and with skill level over the
-    plotted points (one per model and program size), and whether skill stops at a size limit: some
-    model is exactly right on a program size below the largest, none on any larger size."""
-    points = [(size, c["theta"], c["skill"]) for r in results for size, c in by_program_size(r, test).items()]
+    """Figures 9-10 over the plotted points, one per model and program size: see size_trend_of_points."""
+    return size_trend_of_points([(size, c["theta"], c["skill"]) for r in results
+                                 for size, c in by_program_size(r, test).items()])
+
+
+def size_trend_of_points(points) -> dict:
+    """The rank correlation (and p) of program size with θ and with skill level over (size, θ, skill)
+    points; the mean θ and skill per size (`theta_by_size`, `skill_by_size`, keyed "n<size>"); and whether
+    skill stops at a size limit: some point is exactly right below the largest size, none on any larger."""
+    points = list(points)
+    if not points:
+        raise ValueError("no points: need (program size, θ, skill) per model and program size")
     sizes, thetas, skills = (list(column) for column in zip(*points))
     theta_rho, theta_p = rank_correlation(sizes, thetas)
     skill_rho, skill_p = rank_correlation(sizes, skills)
     perfect = [size for size, _, skill in points if skill > 0]
     largest_perfect = max(perfect) if perfect else None
+    by_size: dict[int, list] = defaultdict(list)
+    for size, theta, skill in points:
+        by_size[size].append((theta, skill))
+    means = {size: np.mean(pairs, axis=0) for size, pairs in sorted(by_size.items())}
     return {"n_points": len(points), "theta_rho": theta_rho, "theta_p": theta_p, "skill_rho": skill_rho,
             "skill_p": skill_p, "largest_size": max(sizes), "largest_perfect_size": largest_perfect,
-            "perfect_limit": largest_perfect is not None and largest_perfect < max(sizes)}
+            "largest_perfect_words": f"{largest_perfect} nodes" if perfect else "none: no program is exactly right",
+            "perfect_limit": largest_perfect is not None and largest_perfect < max(sizes),
+            "theta_by_size": {f"n{size}": float(m[0]) for size, m in means.items()},
+            "skill_by_size": {f"n{size}": float(m[1]) for size, m in means.items()}}
 
 
 def domain_theta(results, paper_best: dict) -> dict:
@@ -387,10 +475,51 @@ def domain_theta(results, paper_best: dict) -> dict:
 
 def tradeoff(results, g) -> dict:
     """Figures 11-12: the run with the best g-index against the run with the best θ; the g-index trades θ
-    against cost when the former used fewer training samples (less compute) than the latter."""
+    against cost when the former used fewer training samples (less compute) than the latter, and the
+    latter is the larger model (more parameters), as the captions say."""
     best_theta, best_g = int(np.argmax([r.theta for r in results])), int(np.argmax(g))
     a, b = results[best_g], results[best_theta]
     return {"best_g_samples": a.train_samples, "best_theta_samples": b.train_samples,
-            "best_g_flops": a.flops, "best_theta_flops": b.flops,
+            "best_g_flops": a.flops, "best_theta_flops": b.flops, "best_g_params": a.params,
+            "best_theta_params": b.params, "best_g_theta": a.theta, "best_theta": b.theta,
             "best_g_fewer_samples": bool(a.train_samples < b.train_samples),
-            "best_g_less_compute": bool(a.flops < b.flops)}
+            "best_g_less_compute": bool(a.flops < b.flops),
+            "best_theta_larger_model": bool(b.params > a.params)}
+
+
+def synthesis_claims(results, test: list, g, paper_best: dict) -> dict:
+    """What the items of Figures 9-12 and Table 2 judge, for one set of models (ours or a null): the
+    size trends, the best θ per domain against the paper's, the best-g against the best-θ run, and
+    every model's θ (m1, m2, ... as in the model table) to tell a degenerate grid."""
+    return {"size_trend": size_trend(results, test), "domain_theta": domain_theta(results, paper_best),
+            "tradeoff": tradeoff(results, g), "model_thetas": {f"m{k + 1}": r.theta for k, r in enumerate(results)}}
+
+
+def synthesis_control(results, train: dict, test: list, omega: np.ndarray, names, unit: str, mode: str,
+                      prior: float, paper_best: dict, seed: int) -> dict:
+    """The control of Figures 9-12 and Table 2: synthesis_claims for random_program_nulls of our models
+    (training programs drawn at random, the specification ignored, each model's cost kept), their
+    g-index from the same Ω and E, and their mean θ and parse rate."""
+    nulls = random_program_nulls(results, train, test, seed)
+    g = [model_g_index(r, omega, names, unit, mode, prior) for r in nulls]
+    return {**synthesis_claims(nulls, test, g, paper_best), "mean_theta": float(np.mean([r.theta for r in nulls])),
+            "max_theta": max(r.theta for r in nulls), "max_parseable": max(r.parseable for r in nulls)}
+
+
+def theta_against_paper(best_theta: float) -> dict:
+    """The paper's best θ in Table 1 (reference data) beside ours, and the gap."""
+    paper = max(row["theta"] for row in load_table1()["rows"].values())
+    return {"paper_best_theta": paper, "theta_gap": best_theta - paper}
+
+
+def grid_words(sizes, samples_per_domain, variants: dict) -> dict:
+    """The grid's lists as the prose quotes them ("tiny, small and medium"), and the variants of E
+    without a value for every model ("none" when all are defined)."""
+    undefined = [name for name, gs in variants.items() if gs is None]
+    return {"sizes": _and(sizes), "samples_per_domain": _and(samples_per_domain),
+            "undefined_variants": _and(undefined) if undefined else "none"}
+
+
+def _and(items) -> str:
+    items = [str(item) for item in items]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]

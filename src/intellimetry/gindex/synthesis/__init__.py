@@ -9,7 +9,13 @@ what the divergence Δ can see, in a canonical order, with wires as node indices
 scored with Δ against the reference flow.
 """
 from intellimetry.gindex.synthesis.codec import DROPPED_KEYS, decode_flow, encode_flow
-from intellimetry.gindex.synthesis.experiment import DomainScore, ExperimentResult, run_experiment
+from intellimetry.gindex.synthesis.experiment import (
+    DomainScore,
+    ExperimentResult,
+    rescore,
+    run_experiment,
+    score_summary,
+)
 from intellimetry.gindex.synthesis.generation import generate_programs, score_program
 from intellimetry.gindex.synthesis.model import SIZES, build_model, non_embedding_parameters
 from intellimetry.gindex.synthesis.tokenizer import (
@@ -24,6 +30,6 @@ from intellimetry.gindex.synthesis.training import TrainingRun, collate, learnin
 __all__ = [
     "DROPPED_KEYS", "PIECE_PATTERN", "SIZES", "SPECIAL_TOKENS", "DomainScore", "ExperimentResult", "PhraseTokenizer",
     "PretrainedTokenizer", "ProgramTokenizer", "TrainingRun", "build_model", "collate", "decode_flow", "encode_flow",
-    "generate_programs", "learning_rate_factor", "non_embedding_parameters", "run_experiment", "score_program",
-    "train_model",
+    "generate_programs", "learning_rate_factor", "non_embedding_parameters", "rescore", "run_experiment",
+    "score_program", "score_summary", "train_model",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 import time
 from collections import defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -215,6 +215,29 @@ def run_experiment(train_tasks, test_tasks, size: str = "tiny", steps: int = 300
     finally:
         torch.set_num_threads(threads)
 
+    n_layer, n_embd, n_head, _ = _config_shape(model)
+    n_params = non_embedding_parameters(model)
+    flops = 6.0 * n_params * run.tokens
+    per_domain: dict[str, int] = defaultdict(int)
+    for task in train_tasks:
+        per_domain[task.domain] += 1
+    return ExperimentResult(
+        size=size, pretrained=pretrained, seed=seed, steps=steps, batch_size=batch_size,
+        learning_rate=float(learning_rate), n_layer=n_layer, n_embd=n_embd, n_head=n_head, n_positions=n_positions,
+        vocab_size=len(tokenizer), params=sum(p.numel() for p in model.parameters()),
+        non_embedding_params=n_params, train_samples=len(train_tasks), train_samples_per_domain=dict(per_domain),
+        tokens=run.tokens, padded_tokens=run.padded_tokens, flops=flops,
+        attention_flops=6.0 * n_layer * n_embd * run.sequence_square_sum, petaflops=flops / 1e15,
+        seconds=run.seconds, eval_seconds=eval_seconds, max_new_tokens=max_new_tokens, losses=run.losses,
+        model=model, tokenizer=tokenizer, **score_summary(scores, test_tasks, generations))
+
+
+def score_summary(scores, test_tasks, generations) -> dict:
+    """The score fields of an ExperimentResult from each test task's (Δ, parseable): θ, perfects and
+    parseable overall and per test domain, the tasks' domains and Δ, and the generated texts."""
+    scores = list(scores)
+    if len(scores) != len(test_tasks) or len(generations) != len(test_tasks):
+        raise ValueError(f"{len(test_tasks)} test tasks but {len(scores)} scores and {len(generations)} texts")
     deltas = [delta for delta, _ in scores]
     by_domain: dict[str, list[int]] = defaultdict(list)
     for k, task in enumerate(test_tasks):
@@ -224,21 +247,17 @@ def run_experiment(train_tasks, test_tasks, size: str = "tiny", steps: int = 300
         d = [deltas[k] for k in indices]
         return DomainScore(performance(d), skill_level(d), float(np.mean([scores[k][1] for k in indices])), len(d))
 
-    n_layer, n_embd, n_head, _ = _config_shape(model)
-    n_params = non_embedding_parameters(model)
-    flops = 6.0 * n_params * run.tokens
-    per_domain: dict[str, int] = defaultdict(int)
-    for task in train_tasks:
-        per_domain[task.domain] += 1
     overall = summary(range(len(test_tasks)))
-    return ExperimentResult(
-        size=size, pretrained=pretrained, seed=seed, steps=steps, batch_size=batch_size,
-        learning_rate=float(learning_rate), n_layer=n_layer, n_embd=n_embd, n_head=n_head, n_positions=n_positions,
-        vocab_size=len(tokenizer), params=sum(p.numel() for p in model.parameters()),
-        non_embedding_params=n_params, train_samples=len(train_tasks), train_samples_per_domain=dict(per_domain),
-        tokens=run.tokens, padded_tokens=run.padded_tokens, flops=flops,
-        attention_flops=6.0 * n_layer * n_embd * run.sequence_square_sum, petaflops=flops / 1e15,
-        seconds=run.seconds, eval_seconds=eval_seconds, max_new_tokens=max_new_tokens, theta=overall.theta,
-        perfects=overall.perfects, parseable=overall.parseable,
-        domains={d: summary(indices) for d, indices in by_domain.items()}, task_domains=[t.domain for t in test_tasks],
-        task_deltas=deltas, generations=generations, losses=run.losses, model=model, tokenizer=tokenizer)
+    return {"theta": overall.theta, "perfects": overall.perfects, "parseable": overall.parseable,
+            "domains": {d: summary(indices) for d, indices in by_domain.items()},
+            "task_domains": [t.domain for t in test_tasks], "task_deltas": deltas, "generations": list(generations)}
+
+
+def rescore(result: ExperimentResult, generations, test_tasks, rule: str = "either",
+            id_refs: bool = False) -> ExperimentResult:
+    """`result` with its answers replaced by `generations` (compact program texts, one per test task),
+    scored exactly as run_experiment scores a model's own (decoded, then Δ against the reference); its
+    cost (samples, compute) stays. A null subject: the same model's budget spent on other answers."""
+    test_tasks = _check_tasks("test_tasks", test_tasks)
+    scores = [score_program(text, task.flow, rule, id_refs) for text, task in zip(generations, test_tasks)]
+    return replace(result, model=None, tokenizer=None, **score_summary(scores, test_tasks, generations))
