@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from intellimetry.aiq.cartpole3d import ENV_ID, LEVELS, NOVELTIES, OBSERVATION_SCALE
+from intellimetry.aiq.cartpole3d import ENV_ID, LEVELS, NOVELTIES, OBSERVATION_SCALE, mean_performance
 from intellimetry.aiq.measures import mccp_curve, mccp_interval
 from intellimetry.aiq.policy_search import CEMBudget, GymTask, evaluate_policy, load_weights, rl_pool
 from intellimetry.aiq.pools import Architecture, random_architectures, stable_seed
@@ -242,6 +242,13 @@ def handicap_networks(suite: NoveltySuite, depths, widths, episodes: int, progre
             bar.update(1)
     bar.close()
     return Handicap(depths, widths, performance, base)
+
+
+def random_performance(suite: NoveltySuite, episodes: int) -> np.ndarray:
+    """Mean ticks / 200 of uniformly random actions on every novelty of the suite at its level, over
+    ``episodes`` seeded episodes each (the null agent of the CartPole3D figures)."""
+    episodes = check_int("episodes", episodes, 1)
+    return np.array([mean_performance(n, suite.level, "random", episodes, suite.seed) for n in suite.novelties])
 
 
 def novelty_suite(*, novelties, level, pool_agents, repeats, mix_agents, mix_width, p_step, anchors,
