@@ -201,5 +201,5 @@ def test_changing_a_paper_value_in_a_copy_of_the_registry_flips_a_reproduced_ver
     copy = tmp_path / verdicts.ITEMS_FILE
     copy.write_text(original.replace(row, row.replace("7902.972", "8693.269")), encoding="utf-8")
     record = verdicts.judge_figure("gindex-tab01-models", values, yaml.safe_load(copy.read_text()))["tab01"]
-    # the row no longer holds; the ranking (the item's qualitative criterion) still does
-    assert record["verdict"] == QUALITATIVE
+    # the row no longer holds (the ranking is item tab01-rank now), and the random ranker fails too
+    assert record["verdict"] == NOT_REPRODUCED and record["control"]["outcome"] == "fails"
