@@ -20,6 +20,7 @@ from intellimetry.cache import ModelCache, TrainingCode
 from intellimetry.checks import check_choice, check_float, check_int
 from intellimetry.combined import rpm, training
 from intellimetry.combined.agents import LARGE, SMALL, Adam, Agents, Topology
+from intellimetry.combined.claims import table_claim_from_rows
 from intellimetry.combined.scoring import (
     CARTPOLE_WINDOW,
     THRESHOLDS,
@@ -28,6 +29,7 @@ from intellimetry.combined.scoring import (
     mixed_score,
 )
 from intellimetry.combined.training import CARTPOLE, RPM_TESTS
+from intellimetry.parallel import task_seed
 
 TASKS = ("3-RPM", "6-RPM", CARTPOLE, "Mixed")
 AGENT_NAMES = {"3-RPM": "3-RPM", "6-RPM": "6-RPM", CARTPOLE: "CartPole", "Mixed": "Mixed", "Random": "Random"}
@@ -215,18 +217,22 @@ class Budget:
 
 @dataclass(frozen=True)
 class TableResult:
-    """A table's numbers (``summary``, what the figure records) and each trained cohort's record by task
-    (``records``: scores, per-epoch score and weight change)."""
+    """A table's numbers (``summary``, what the figure records), each trained cohort's record by task
+    (``records``: scores, per-epoch score and weight change) and the negative control (``control``: the
+    same ranking statistics with every row's agents replaced by random agents)."""
 
     summary: dict
     records: dict
+    control: dict
 
 
 def table(tests: Sequence[str], topology: str, budget: Budget, sets: Sets, agents: int, seed: int = 0,
           cache_root=None, progress: bool = True) -> TableResult:
     """Table 1 (tests 3-RPM, CartPole; small topology) or Table 2 (with 6-RPM; large): every agent on every
     test, the difficulty of each test measured on the specialists' own training, its weight (Eq. 1) and
-    every agent's mixed score (Eq. 3)."""
+    every agent's mixed score (Eq. 3), and the ranking statistics with intervals over agents
+    (:func:`intellimetry.combined.claims.table_claim`) for the trained rows and, as the control, for rows of
+    random agents scored by the same code with the same weights."""
     tests = tuple(tests)
     epochs = {CARTPOLE: budget.cartpole_episodes, "Mixed": budget.mixed_epochs}
     rpm_tests = tuple(t for t in tests if t in RPM_TESTS)
@@ -246,7 +252,13 @@ def table(tests: Sequence[str], topology: str, budget: Budget, sets: Sets, agent
         "difficulty": difficulties, "weights": weights, "topology": TOPOLOGIES[topology].to_dict(),
         "agents_per_row": agents, "budget": budget.to_dict(),
         "training_seconds": {t: r["seconds"] for t, r in records.items()}}
-    return TableResult(summary, records)
+    summary |= table_claim_from_rows({AGENT_NAMES[task]: row for task, row in rows.items()}, tests, weights)
+    control_rows = {AGENT_NAMES[task]: random_scores(tests, sets, agents, budget.eval_episodes,
+                                                     task_seed("combined-control", seed, task))
+                    for task in rows}
+    control = summarise_table({task: control_rows[AGENT_NAMES[task]] for task in rows}, tests, weights) | {
+        "agents_per_row": agents, **table_claim_from_rows(control_rows, tests, weights)}
+    return TableResult(summary, records, {key: value for key, value in control.items() if key != "rows"})
 
 
 def random_scores(tests: Sequence[str], sets: Sets, agents: int, episodes: int, seed: int) -> dict:
@@ -294,6 +306,35 @@ def handicap_scores(task: str, topology: str, removed: Sequence[int], agents: in
     return np.asarray(record["scores"][task]).reshape(len(removed), agents), record
 
 
+def handicap_study(tasks: dict[str, tuple[str, str]], removed: Sequence[int], agents: int, epochs: dict[str, int],
+                   learning_rate: float, batch_size: int, sets: Sets, eval_episodes: int, plateau_end: int,
+                   seed: int = 0, cache_root=None, progress: bool = True) -> dict:
+    """Figs. 2 and 5: per name, a (task, topology) cohort handicapped at ``removed`` and trained for
+    ``epochs[task]`` (:func:`handicap_scores`), summarised by
+    :func:`~intellimetry.combined.validity.handicap_validity`; and the negative control, the same
+    networks untrained (0 epochs: the seeds' initial weights), scored and summarised by the same code.
+    Returns {"summaries", "control", "scores", "control_scores", "records"}, each by name but records."""
+    from intellimetry.combined.validity import handicap_validity
+
+    found = {"summaries": {}, "control": {}, "scores": {}, "control_scores": {}, "records": []}
+    for name, (task, topology) in tasks.items():
+        for trained, key in ((epochs[task], "scores"), (0, "control_scores")):
+            scores, record = handicap_scores(task, topology, removed, agents, trained, learning_rate, batch_size,
+                                             sets, eval_episodes, seed, cache_root, progress)
+            found[key][name] = scores
+            found["summaries" if trained else "control"][name] = handicap_validity(removed, scores, plateau_end)
+            if trained:
+                found["records"].append(record)
+    return found
+
+
+def weight_changes(result: TableResult) -> dict[str, np.ndarray]:
+    """Fig. 6's input: the weight change per epoch, (epochs, agents), of Table 1's 3-RPM, CartPole and mixed
+    agents, by "rpm3", "cartpole", "mixed"."""
+    return {name: np.asarray(result.records[task]["weight_change"])
+            for name, task in (("rpm3", "3-RPM"), ("cartpole", CARTPOLE), ("mixed", "Mixed"))}
+
+
 def training_share_scores(task: str, topology: str, shares: Sequence[float], agents: int, epochs: int,
                           learning_rate: float, batch_size: int, sets: Sets, seed: int = 0, cache_root=None,
                           progress: bool = True) -> tuple[np.ndarray, list[int], list[dict]]:
@@ -310,6 +351,15 @@ def training_share_scores(task: str, topology: str, shares: Sequence[float], age
         rows.append(record["scores"][task])
         records.append(record)
     return np.asarray(rows), counts, records
+
+
+def random_share_scores(task: str, shares: Sequence[float], agents: int, sets: Sets, seed: int = 0) -> np.ndarray:
+    """Scores (shares, agents) of random-guess agents on ``task``'s test split, fresh ones per share: the
+    training-share figures' negative control (a subject that learns nothing from any share)."""
+    problems = sets.get(task)
+    return np.asarray([training.random_rpm_scores(RPM_TESTS[task], problems.y[problems.test], agents,
+                                                  task_seed("combined-share-control", seed, task, float(share)))
+                       for share in shares])
 
 
 # ----------------------------------------------------------------------------- profiles and run time

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from intellimetry.stats import rank_correlation
+from intellimetry.stats import mean_interval, rank_correlation
 
 ALPHA = 0.05
 LINEAR_R2 = 0.8  # "roughly linear": a straight line explains at least this share of the variance
@@ -32,6 +32,17 @@ def linear_r2(x, y) -> float:
         return 0.0
     slope, intercept = np.polyfit(x, y, 1)
     return float(1 - ((y - (slope * x + intercept)) ** 2).sum() / total)
+
+
+def mean_spread(values, level: float = 0.95) -> list[float]:
+    """[low, high]: the t-interval of the mean of per-agent values (intellimetry.stats.mean_interval);
+    a single agent has no spread, so its interval is the value itself (a verdict then needs the item's
+    `measured` condition on the number of agents to say so)."""
+    values = np.asarray(values, dtype=float).ravel()
+    if values.size == 1:
+        return [float(values[0])] * 2
+    interval = mean_interval(values, level)
+    return [interval.low, interval.high]
 
 
 def _summary(x, scores) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -51,8 +62,10 @@ def handicap_validity(removed, scores, plateau_end: int = 12) -> dict:
 
     ``largest_drop_at``: the handicap whose step from the previous level lowers the mean score most;
     ``plateau_change``: |mean at ``plateau_end`` - mean unhandicapped| / mean unhandicapped (the paper saw
-    no change up to 12 removed); ``rho``, ``p``: Spearman of the mean score against nodes removed;
-    ``linear_r2``: R^2 of a line through the means."""
+    no change up to 12 removed), ``plateau_shift`` the same change with its sign and ``plateau_interval``
+    its interval over agents (agent j of every level shares a seed, so each agent's own change is one
+    value); ``rho``, ``p``: Spearman of the mean score against nodes removed; ``linear_r2``: R^2 of a
+    line through the means."""
     x, mean, sd = _summary(removed, scores)
     if not (np.diff(x) > 0).all():
         raise ValueError(f"removed must increase, got {x.tolist()}")
@@ -60,26 +73,32 @@ def handicap_validity(removed, scores, plateau_end: int = 12) -> dict:
     rho, p = rank_correlation(x, mean)
     r2 = linear_r2(x, mean)
     levels = x.astype(int).tolist()
-    plateau = None
+    plateau = shift = interval = None
     if 0 in levels and plateau_end in levels and mean[levels.index(0)] > 0:
         base = mean[levels.index(0)]
-        plateau = float(abs(mean[levels.index(plateau_end)] - base) / base)
+        per_agent = (np.asarray(scores, dtype=float)[levels.index(plateau_end)]
+                     - np.asarray(scores, dtype=float)[levels.index(0)]) / base
+        shift = float((mean[levels.index(plateau_end)] - base) / base)
+        plateau, interval = abs(shift), mean_spread(per_agent)
     return {"removed": levels, "mean": mean.tolist(), "sd": sd.tolist(),
             "largest_drop_at": levels[int(np.argmax(drops)) + 1], "largest_drop": float(drops.max()),
-            "plateau_change": plateau, "rho": rho, "p": p, "linear_r2": r2, "linear_r2_threshold": LINEAR_R2,
+            "plateau_change": plateau, "plateau_shift": shift, "plateau_interval": interval,
+            "rho": rho, "p": p, "linear_r2": r2, "linear_r2_threshold": LINEAR_R2,
             "verdict": _verdict(rho, p, r2, sign=-1)}
 
 
 def training_validity(shares, scores, at_share: float = 0.10, problems=None) -> dict:
     """The training criterion and Figs. 3-4's statistics for scores (levels, agents) at training ``shares``
-    (fractions of the problem set). ``score_at_10pct``: the mean score at ``at_share`` (None if not run);
-    with ``problems`` (the training problems per share), also how many that share was."""
+    (fractions of the problem set). ``score_at_10pct``: the mean score at ``at_share`` (None if not run),
+    with ``score_at_10pct_interval`` its interval over agents; with ``problems`` (the training problems per
+    share), also how many that share was."""
     x, mean, sd = _summary(shares, scores)
     rho, p = rank_correlation(x, mean)
     r2 = linear_r2(x, mean)
     near = np.flatnonzero(np.isclose(x, at_share))
     found = {"shares": x.tolist(), "mean": mean.tolist(), "sd": sd.tolist(), "rho": rho, "p": p, "linear_r2": r2,
              "linear_r2_threshold": LINEAR_R2, "score_at_10pct": float(mean[near[0]]) if near.size else None,
+             "score_at_10pct_interval": mean_spread(np.asarray(scores, dtype=float)[near[0]]) if near.size else None,
              "verdict": _verdict(rho, p, r2, sign=1)}
     if problems is not None:
         found["problems"] = [int(count) for count in problems]
