@@ -269,3 +269,57 @@ def test_random_performance_is_the_random_policy_on_each_novelty():
     out = random_performance(suite, 1)
     assert out.tolist() == [mean_performance(n, "easy", "random", 1, 2) for n in (14, 3)]
     assert ((0 < out) & (out <= 1)).all()
+
+
+class PointSpace:
+    """A stand-in space with given points (the hull and AIQ computed as for the real one)."""
+
+    def __init__(self, points, embedding):
+        self.points, self.embedding = np.asarray(points, dtype=float), embedding
+
+    def aiq(self, performances, top_k=3):
+        from intellimetry.aiq.measures import aiq
+
+        return aiq(self.points, performances, top_k)
+
+    def volume(self, top_k=3):
+        return self.aiq(np.ones(len(self.points)), top_k)
+
+
+def test_fig27_holds_when_the_papers_tests_bound_the_hull_and_fails_for_shuffled_labels(items):
+    """Tests 3, 4, 14 and 15 at the corners of a tetrahedron around the origin, the others well inside."""
+    rng = np.random.default_rng(0)
+    points = rng.uniform(-0.1, 0.1, (16, 3))
+    corners = np.array([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]], dtype=float)
+    for n, corner in zip((3, 4, 14, 15), corners):
+        points[n - 1] = corner
+    ds = np.full((16, 16), 0.3)
+    np.fill_diagonal(ds, 0.01)
+    complexities = [SimpleNamespace(interval=SimpleNamespace(estimate=m)) for m in rng.uniform(100, 500, 16)]
+    embedding = intelligence_space([f"N{n}" for n in NOVELTIES], [c.interval.estimate for c in complexities],
+                                   ds).embedding
+    values = space_summary(NOVELTIES, complexities, ds, PointSpace(points, embedding), [3, 4, 14, 15],
+                           np.full(16, 0.5), np.full(16, 0.1), top_k=3, seed=0)
+    assert values["hull_vertices"] == [3, 4, 14, 15] and values["agent_share"] == pytest.approx(0.125)
+    assert values["null_agent"]["paper_bounding_vertices"] < 4
+    assert values["null_agent"]["agent_share"] == pytest.approx(0.001)
+    record = verdicts.verdict(items["fig27"], values)
+    assert record["verdict"] == verdicts.REPRODUCED, record
+    assert record["control"]["outcome"] == verdicts.FAILS
+
+
+def test_fig25s_null_is_the_space_of_the_shuffled_cells():
+    from intellimetry.aiq.cartpole3d.claims import dimensions_for_share
+    from intellimetry.aiq.cartpole3d.summaries import control_rng
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(16, 5))
+    ds = np.linalg.norm(x[:, None] - x[None], axis=2)
+    mccps = np.linalg.norm(x, axis=1)
+    names = [f"N{n}" for n in NOVELTIES]
+    space = intelligence_space(names, mccps, ds)
+    complexities = [SimpleNamespace(interval=SimpleNamespace(estimate=m)) for m in mccps]
+    values = space_summary(NOVELTIES, complexities, ds, space, [3, 4, 14, 15], np.ones(16), np.zeros(16), seed=0)
+    shuffled = intelligence_space(names, mccps, shuffle_cells(ds, control_rng(0, "fig25")))
+    assert values["shuffled_cells"]["dimensions_for_80_percent"] == dimensions_for_share(shuffled.embedding, 0.8)
+    assert values["dimensions_for_80_percent"] == dimensions_for_share(space.embedding, 0.8)
