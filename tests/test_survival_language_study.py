@@ -30,8 +30,10 @@ def test_size_lines_recover_a_known_log_log_slope():
     assert lines["a"]["slope"] == pytest.approx(0.05) and lines["a"]["rises"]
     assert lines["b"]["slope"] == pytest.approx(-0.01) and not lines["b"]["rises"]
     assert lines["a"]["decades"] == pytest.approx(3.0) and lines["a"]["measured"]
+    # one slope significantly positive, one significantly negative: the share is 0.5 whatever the noise
     assert study.rising_share(lines) == {"sets": 2, "measured": 2, "positive": 1, "significant": 1,
-                                         "share_positive": 0.5}
+                                         "significantly_negative": 1, "share_positive": 0.5,
+                                         "share_interval": [0.5, 0.5]}
 
 
 def test_rates_censored_at_the_estimators_bound_make_no_line():
@@ -51,19 +53,26 @@ def test_rates_censored_at_the_estimators_bound_make_no_line():
 def test_comparison_counts_limited_pairs_and_where_the_larger_model_decays_faster(monkeypatch):
     models = {"small": FakeModel("small", 10), "large": FakeModel("large", 1000)}
     def row(alpha, level):
-        return {key: 0 for key in study.RATE_KEYS} | {"alpha": alpha, "level": level}
+        return {key: 0 for key in study.RATE_KEYS} | {"alpha": alpha, "level": level, "k_max": 1000,
+                                                      "ci_low": alpha - 0.05, "ci_high": alpha + 0.05}
 
     rates = {"small": {"x": row(1.2, "Limited"), "y": row(1.5, "Limited")},
              "large": {"x": row(1.4, "Limited"), "y": row(2.5, "Capable")}}
     sets = {"x": study.TestSet("x", "X", "answers", ()), "y": study.TestSet("y", "Y", "answers", ())}
     counts = {m: {"x": np.zeros(3), "y": np.zeros(4)} for m in models}
     monkeypatch.setattr(study, "model_rows", lambda models: {label: {} for label in models})
+    monkeypatch.setattr(study, "candidates", lambda models: {label: 2048 for label in models})
     result = study.comparison(models, sets, counts, rates)
     assert result["larger_model"] == "large" and result["larger_faster_sets"] == ["x", "y"]
     assert result["level_counts"] == {"Limited": 3, "Capable": 1, "Autonomous": 0}
     assert result["all_limited"] is False and result["larger_faster_share"] == 1.0
     assert result["subjects"] == {"pretrained": "small", "ours": "large"}
     assert result["by_subject"]["ours"]["rates"]["y"]["alpha"] == 2.5
+    # x: intervals [1.15, 1.25] and [1.35, 1.45] apart; y: apart too: the share's interval is [1, 1]
+    assert result["larger_faster_interval"] == [1.0, 1.0] and result["larger_faster_apart"] == ["x", "y"]
+    # every first guess wrong (first_try 0): not above chance; no rate at the floor; k_max inside 2048
+    assert result["measured"]["above_chance"] is False and result["measured"]["off_floor"] is True
+    assert result["measured"]["range_inside_candidates"] is True and result["all_decaying"] is True
 
 
 def test_fit_quality_of_a_clean_power_law_is_near_perfect():

@@ -190,11 +190,15 @@ def test_a_cached_model_is_loaded_not_retrained(tmp_path):
 def test_claim_statistics_use_the_real_logs_only():
     real, generated = HAND, logs.generate_log(LogModel(users=10, items=40, clusters=4, mean_length=6), 0)
     splits = {"real": leave_one_out(real), "generated": leave_one_out(generated)}
-    rates = {"m": {"real": {"alpha": 1.5, "ci_high": 1.8, "level": "Limited", "log_binned_alpha": 1.4},
-                   "generated": {"alpha": 2.5, "ci_high": 2.9, "level": "Capable", "log_binned_alpha": 2.4}}}
+    rates = {"m": {"real": {"alpha": 1.5, "ci_high": 1.8, "level": "Limited", "log_binned_alpha": 1.4,
+                            "events_in_range": 60},
+                   "generated": {"alpha": 2.5, "ci_high": 2.9, "level": "Capable", "log_binned_alpha": 2.4,
+                                 "events_in_range": 10}}}
     stats = study.claim_statistics(rates, splits)
     assert stats["real_sets"] == ["real"] and stats["all_limited"] and stats["alpha_ci_high_max"] == 1.8
-    assert stats["log_binned_max"] == 1.4 and not stats["all_at_lower_bound"]
+    assert stats["log_binned_max"] == 1.4 and not stats["all_at_lower_bound"] and stats["all_decaying"]
+    # measured over the real log only: its 60 events in range, its rate off the floor
+    assert stats["measured"]["fewest_events_in_range"] == 60 and stats["measured"]["measured"]
     with pytest.raises(ValueError, match="real logs"):
         study.claim_statistics(rates, {"generated": splits["generated"]})
 

@@ -283,8 +283,8 @@ def test_manpage_parts_are_the_names_and_the_description():
 
 # ----------------------------------------------------------------------------- claims
 
-def rate(alpha, level="Limited"):
-    return {"alpha": alpha, "level": level}
+def rate(alpha, level="Limited", half=0.01, events=60):
+    return {"alpha": alpha, "level": level, "ci_low": alpha - half, "ci_high": alpha + half, "events_in_range": events}
 
 
 def test_claims_read_levels_order_and_the_title_task():
@@ -295,6 +295,14 @@ def test_claims_read_levels_order_and_the_title_task():
     assert found["all_limited"] and found["rises_on_main_tasks"] and found["largest_beats_bm25_on_main_tasks"]
     assert found["title_task_closest_to_capable"]  # 1.8 is the largest rate of any task
     assert found["rises"] == {"python-titles": True, "python-faq": True, "manpages": False}
+    # with intervals: the title task's 1.8 leads manpages' 1.6 by [0.18, 0.22]; the smallest step up the
+    # model order is faq's 1.25 -> 1.3 (0.05, interval [0.03, 0.07]); L6 over BM25: faq's 0.1
+    assert found["title_margin"] == pytest.approx(0.2) and found["title_margin_interval"] == pytest.approx([0.18, 0.22])
+    assert found["rise"] == pytest.approx(0.05) and found["rise_interval"] == pytest.approx([0.03, 0.07])
+    assert found["largest_over_simplest"] == pytest.approx(0.1)
+    assert found["measured"]["measured"] and found["measured"]["tasks_present"] and found["all_decaying"]
+    wide = {m: {t: rate(r["alpha"], half=0.2) for t, r in by.items()} for m, by in rates.items()}
+    assert study.claims(wide, wide["BM25"])["rise_interval"][0] < 0 < study.claims(wide, wide["BM25"])["rise"]
     rates["L6"]["manpages"] = rate(2.2, "Capable")
     found = study.claims(rates, rates["BM25"])
     assert not found["all_limited"] and not found["title_task_closest_to_capable"]

@@ -39,3 +39,26 @@ def summarise(study: pd.DataFrame) -> pd.DataFrame:
     grouped = study.assign(error=study["estimate"] - study["alpha"]).groupby(["estimator", "alpha", "size"])
     return grouped.agg(mean=("estimate", "mean"), sd=("estimate", "std"), bias=("error", "mean"),
                        rmse=("error", lambda e: float(np.sqrt(np.mean(e**2)))), r2=("r2", "mean")).reset_index()
+
+
+def sample_truncated_power_law(alpha: float, size: int, k_min: int, k_max: int,
+                               rng: np.random.Generator) -> np.ndarray:
+    """`size` integers in [k_min, k_max] with P(k) ∝ k^-alpha (any alpha: the range is finite)."""
+    k = np.arange(k_min, k_max + 1)
+    weights = k.astype(float) ** -float(alpha)
+    return rng.choice(k, size=int(size), p=weights / weights.sum())
+
+
+def attainable_r2(alpha: float, events: int, k_min: int, k_max: int, bins_per_decade: int, replicates: int,
+                  rng: np.random.Generator) -> float:
+    """The median R² of the log-binned least-squares line on `replicates` samples of `events` counts
+    drawn from an exact power law of decay rate `alpha` on [k_min, k_max]: the R² a perfect power law
+    reaches with that many events in the range (sparse bins scatter, so fewer events reach less)."""
+    values = []
+    for _ in range(replicates):
+        sample = sample_truncated_power_law(alpha, events, k_min, k_max, rng)
+        try:
+            values.append(fit_log_binned(sample, k_min, k_max, bins_per_decade).r2)
+        except ValueError:  # fewer than two non-empty bins: no line
+            values.append(0.0)
+    return float(np.median(values))

@@ -70,11 +70,18 @@ def at_lower_bound(alpha: float) -> bool:
 
 
 def rising_share(lines: dict, alpha: float = 0.05) -> dict:
-    """Over the test sets whose line is measured (no member's rate censored at the estimator's bound):
-    how many have a positive slope, and how many a significantly positive one."""
-    measured = {name: line for name, line in lines.items() if not line["censored"]}
+    """Over the test sets whose line is measured (`measured`: no member's rate censored at the estimator's
+    bound, and whatever else the line's maker requires):
+    how many have a positive slope, how many a significantly positive one, and the share of positive
+    slopes with its interval: [the share significantly positive, one minus the share significantly
+    negative] (the range the share takes over the slopes the data cannot sign; [0, 0] when no line
+    is measured)."""
+    measured = {name: line for name, line in lines.items() if line["measured"]}
     positive = [name for name, line in measured.items() if line["slope"] > 0]
     significant = [name for name in positive if measured[name]["p"] < alpha]
-    return {"sets": len(lines), "measured": len(measured), "positive": len(positive),
-            "significant": len(significant),
-            "share_positive": len(positive) / len(measured) if measured else 0.0}
+    falling = [name for name, line in measured.items() if line["slope"] < 0 and line["p"] < alpha]
+    count = len(measured)
+    return {"sets": len(lines), "measured": count, "positive": len(positive),
+            "significant": len(significant), "significantly_negative": len(falling),
+            "share_positive": len(positive) / count if count else 0.0,
+            "share_interval": [len(significant) / count, 1 - len(falling) / count] if count else [0.0, 0.0]}

@@ -6,6 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from intellimetry.plotting import COLORS
+from intellimetry.survival import controls
 from intellimetry.survival.levels import LEVELS, THRESHOLDS
 from intellimetry.survival.plots import SERIES_COLORS, decay_panel, rate_vs_size_panel
 from intellimetry.survival.rates import at_lower_bound, decay_rates, level_counts, levels, rising_share, size_scaling
@@ -99,7 +100,8 @@ def _family(specs: dict, records: dict, kind: str) -> tuple[list, dict]:
 
 def claim_statistics(rates: dict, splits: dict) -> dict:
     """What the paper's claim is judged on, over the real logs only (a generated log is a control):
-    whether every (model, real log) is Limited, and the largest upper interval bound of α there."""
+    whether every (model, real log) is Limited, whether every rate decays measurably (above the
+    estimator's floor), the largest upper interval bound of α there, and whether it was measured."""
     real = [name for name, split in splits.items() if split.log.source == REAL]
     if not real:
         raise ValueError("the paper's claim is about real logs; name at least one (movielens, movielens-dir, "
@@ -107,10 +109,23 @@ def claim_statistics(rates: dict, splits: dict) -> dict:
     rows = [rows[name] for rows in rates.values() for name in real]
     binned = [row["log_binned_alpha"] for row in rows]
     return {"real_sets": real, "all_limited": all(row["level"] == LEVELS[0] for row in rows),
+            "all_decaying": controls.all_decaying(rows), "measured": controls.measurement(rows),
             "alpha_ci_high_max": max(row["ci_high"] for row in rows), "alpha_max": max(row["alpha"] for row in rows),
             "alpha_min": min(row["alpha"] for row in rows),
             "all_at_lower_bound": all(at_lower_bound(row["alpha"]) for row in rows),
             "log_binned_min": min(binned), "log_binned_max": max(binned)}
+
+
+def random_ranker_control(splits: dict, counts: dict, k_min: int, k_max: int, resamples: int, seed: int) -> dict:
+    """The claim's statistics for the control: every model replaced by a uniformly random ranker over
+    the same unseen items (the user's history excluded), for the same users, fitted by the same code."""
+    rng = controls.control_rng(seed)
+    null = {key: {name: controls.random_ranker_counts(split.log.n_items, rng, reference=split.targets,
+                                                      mask=list(split.histories))
+                  for name, split in splits.items()}
+            for key in counts}
+    rates = rates_by_model(null, k_min, k_max, resamples, seed)
+    return {"subject": controls.NULL_SUBJECT, **claim_statistics(rates, splits)}
 
 
 def beats_popularity(hits: dict) -> dict:

@@ -14,6 +14,7 @@ import time
 import numpy as np
 
 from intellimetry.plotting import COLORS
+from intellimetry.survival import controls
 from intellimetry.survival.rates import at_lower_bound, decay_rates, level_counts, levels
 from intellimetry.survival.search import retrievers
 
@@ -70,28 +71,63 @@ def rises(alphas: list[float]) -> bool:
 def claims(rates: dict, tasks, title_task: str = TITLE_TASK, main_tasks=MAIN_TASKS) -> dict:
     """The statistics the verdict reads, models taken in the order of `rates` (simplest first).
 
-    * all_limited: every (model, task) pair is Limited;
-    * title_task_closest_to_capable: the title task's largest rate is the largest of every task's;
-    * rises_on_main_tasks: on each main task the rates rise strictly along the model order;
-    * largest_beats_bm25_on_main_tasks: on each main task the last model's rate exceeds the first's.
-    A task missing from the run makes the statistics that need it False.
+    * all_limited: every (model, task) pair is Limited; all_decaying: every rate above the estimator's
+      floor (a random ranker's is not);
+    * title_margin: how far the title task's largest rate is above every other task's largest (the
+      smallest of those differences), with the interval the rates' bootstrap intervals allow;
+    * rise: on the main tasks, the smallest step between consecutive models' rates, with its interval
+      (above zero by its whole interval when every step's intervals are apart upwards);
+    * largest_over_simplest: on the main tasks, the smallest difference between the last and the first
+      model's rates, with its interval;
+    * measured: enough events in every fitted range and no rate at the estimator's floor.
+    The booleans are the same comparisons on the point estimates. A task missing from the run makes
+    the statistics that need it False (and their margins undefined: None).
     """
     models, tasks = list(rates), list(tasks)
     alphas = {task: [rates[m][task]["alpha"] for m in models] for task in tasks}
     largest = {task: max(values) for task, values in alphas.items()}
+    best = {task: rates[max(models, key=lambda m: rates[m][task]["alpha"])][task] for task in tasks}
+    rows = controls.rate_rows(rates)
     found = level_counts(rates)
     present = [task for task in main_tasks if task in tasks]
     complete = len(present) == len(main_tasks)
+    others = [task for task in tasks if task != title_task]
+    title = (controls.smallest_margin((best[title_task], best[task]) for task in others)
+             if title_task in tasks and others else None)
+    steps = [(rates[b][task], rates[a][task]) for task in present for a, b in zip(models, models[1:])]
+    ends = [(rates[models[-1]][task], rates[models[0]][task]) for task in present]
+    rise = controls.smallest_margin(steps) if complete and steps else None
+    over = controls.smallest_margin(ends) if complete and len(models) > 1 else None
     return {
-        "all_limited": found["Limited"] == sum(found.values()),
+        "all_limited": controls.all_limited(rows), "all_decaying": controls.all_decaying(rows),
         "title_task_closest_to_capable": title_task in tasks and all(
             largest[title_task] >= value for value in largest.values()),
         "rises_on_main_tasks": complete and all(rises(alphas[task]) for task in present),
         "largest_beats_bm25_on_main_tasks": complete and len(models) > 1 and all(
             alphas[task][-1] > alphas[task][0] for task in present),
+        **_margin("title_margin", title), **_margin("rise", rise), **_margin("largest_over_simplest", over),
+        "measured": {**controls.measurement(rows), "tasks_present": complete and title_task in tasks},
         "rises": {task: rises(values) for task, values in alphas.items()},
         "alpha_max": largest, "level_counts": found, "levels": levels(rates),
     }
+
+
+def _margin(name: str, margin: dict | None) -> dict:
+    """{name: value, name_interval: [low, high]}; an undefined margin (a task missing) is 0 in [0, 0],
+    and `measured.tasks_present` says the run could not judge it."""
+    margin = margin or {"value": 0.0, "interval": [0.0, 0.0]}
+    return {name: margin["value"], f"{name}_interval": margin["interval"]}
+
+
+def random_ranker_control(collections: dict, counts: dict, k_min: int, k_max: int, resamples: int,
+                          seed: int) -> dict:
+    """The claims' statistics of the control: every model replaced by a uniformly random ranker over
+    the task's documents, for the same queries, fitted by the same code."""
+    rng = controls.control_rng(seed)
+    null = {model: {task: _random_ranker(collections[task], rng) for task in by_task}
+            for model, by_task in counts.items()}
+    rates = {model: decay_rates(by_task, k_min, k_max, resamples, rng) for model, by_task in null.items()}
+    return {"subject": controls.NULL_SUBJECT, **claims(rates, collections)}
 
 
 def summary(collections: dict, counts: dict, described: dict, rates: dict) -> dict:
@@ -105,6 +141,12 @@ def summary(collections: dict, counts: dict, described: dict, rates: dict) -> di
                   for m, by_task in rates.items()},
         **claims(rates, collections),
     }
+
+
+def _random_ranker(collection, rng: np.random.Generator) -> np.ndarray:
+    """A random ranker's counts on a collection: its queries, references and excluded documents."""
+    mask = [list(excluded) for excluded in collection.excluded] if collection.excluded else None
+    return controls.random_ranker_counts(len(collection.documents), rng, reference=collection.reference, mask=mask)
 
 
 def rate_by_complexity_panel(ax, rates: dict, described: dict, collections: dict) -> None:

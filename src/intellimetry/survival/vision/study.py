@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from intellimetry.survival import controls
 from intellimetry.survival.rates import at_lower_bound, decay_rates, size_scaling
 
 SCORE_KEYS = ("accuracy", "recall_at_1")  # what a member reports besides its failures (by task)
@@ -26,7 +27,39 @@ def task_summary(members: dict, task: str, k_max: int, resamples: int, rng: np.r
     rows = {name: {**rates[name][task], "params": params[name], "trained_now": m["record"]["trained_now"],
                    **{key: m[key] for key in SCORE_KEYS if key in m}} for name, m in members.items()}
     return {"models": rows, "rates": rates, "scaling": line, "rises_with_size": rises_with_size(line),
-            "k_min": k_min, "k_max": k_max, "test_events": int(len(next(iter(members.values()))["failures"]))}
+            **size_gain(rows), "k_min": k_min, "k_max": k_max,
+            "test_events": int(len(next(iter(members.values()))["failures"]))}
+
+
+def size_gain(rows: dict) -> dict:
+    """How far the largest member's decay rate is above the smallest's ({name: row with params}), with
+    the interval their bootstrap intervals allow: "larger models come closer to Capable"."""
+    smallest, largest = (min(rows, key=lambda n: rows[n]["params"]), max(rows, key=lambda n: rows[n]["params"]))
+    gain = controls.difference(rows[largest], rows[smallest])
+    return {"size_gain": gain["value"], "size_gain_interval": gain["interval"], "smallest": smallest,
+            "largest": largest}
+
+
+def claim_statistics(summaries: dict) -> dict:
+    """What the verdict reads over every task: all pairs Limited, all decaying measurably (above the
+    estimator's floor), each task's size gain with its interval, and whether the rates were measured."""
+    rows = [row for summary in summaries.values() for row in summary["models"].values()]
+    return {"all_limited": all_limited(summaries), "all_decaying": controls.all_decaying(rows),
+            "measured": controls.measurement(rows),
+            **{task: {key: s[key] for key in ("size_gain", "size_gain_interval")} for task, s in summaries.items()}}
+
+
+def random_ranker_control(members: dict, candidates: dict, resamples: int, seed: int) -> dict:
+    """The claim statistics of the control: every member of every task ({task: {name: member}})
+    replaced by a uniformly random ranker over the task's candidates, for the same test events, fitted
+    by the same code."""
+    rng = controls.control_rng(seed)
+    summaries = {}
+    for task, by_name in members.items():
+        null = {name: {"failures": controls.random_ranker_counts(candidates[task], rng, n_events=len(m["failures"])),
+                       "params": m["params"], "record": m["record"]} for name, m in by_name.items()}
+        summaries[task] = task_summary(null, task, candidates[task] - 1, resamples, rng)
+    return {"subject": controls.NULL_SUBJECT, **claim_statistics(summaries)}
 
 
 def all_limited(summaries: dict) -> bool:

@@ -1,0 +1,188 @@
+"""The survival chapter's controls and measured conditions (issue 32): the random ranker's counts, the
+measurement and interval helpers, the paper's own numbers, and each kind of control failing its
+claim's criterion on a known case, through the chapter's items.yaml."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from intellimetry import verdicts
+from intellimetry.stats import sample_discrete_power_law
+from intellimetry.stats.powerlaw_fit import ALPHA_RANGE
+from intellimetry.survival import controls
+from intellimetry.survival.fit_quality import attainable_r2, sample_truncated_power_law
+from intellimetry.survival.language import study as language
+from intellimetry.survival.rates import decay_rates
+from intellimetry.survival.study import chance_control, judged_statistics, paper_family_line, paper_prediction
+from intellimetry.survival.vision import study as vision
+
+ITEMS = {item["id"]: item for item in verdicts.load_items("survival")["items"]}
+FLOOR = ALPHA_RANGE[0]
+
+
+def row(alpha, low, high, events=100, level="Limited"):
+    return {"alpha": alpha, "ci_low": low, "ci_high": high, "events_in_range": events, "level": level}
+
+
+# --------------------------------------------------------------------------- the random ranker
+
+def test_a_random_rankers_failure_counts_are_uniform_over_the_candidates():
+    counts = controls.random_ranker_counts(10, np.random.default_rng(0), n_events=20000)
+    assert counts.min() == 0 and counts.max() == 9
+    shares = np.bincount(counts, minlength=10) / counts.size
+    assert np.abs(shares - 0.1).max() < 0.01  # each count about a tenth of the events
+    again = controls.random_ranker_counts(10, np.random.default_rng(0), n_events=20000, block_elements=30)
+    np.testing.assert_array_equal(counts, again)  # blocks change nothing
+
+
+def test_a_random_ranker_never_counts_excluded_candidates():
+    mask = [[1, 2, 3]] * 500  # three of eight candidates excluded for every event
+    counts = controls.random_ranker_counts(8, np.random.default_rng(1), reference=np.zeros(500, dtype=int), mask=mask)
+    assert counts.max() == 4 and counts.min() == 0  # at most the other four unexcluded candidates
+    with pytest.raises(ValueError, match="n_events or reference"):
+        controls.random_ranker_counts(8, np.random.default_rng(1))
+
+
+def test_a_random_rankers_decay_rate_sits_at_the_estimators_floor():
+    counts = controls.random_ranker_counts(2048, np.random.default_rng(2), n_events=2000)
+    fitted = decay_rates({"s": counts}, 5, 1000, 50, np.random.default_rng(0))["s"]
+    assert fitted["alpha"] == pytest.approx(FLOOR, abs=1e-3) and fitted["level"] == "Limited"
+    assert not controls.all_decaying([fitted]) and controls.measurement([fitted])["at_floor"] == 1
+
+
+def test_a_set_a_random_ranker_leaves_unfittable_gets_no_rate():
+    rows = controls.null_decay_rates({"few": np.array([0, 40000]), "many": np.arange(0, 400)}, 5, 100, 10,
+                                     np.random.default_rng(0))
+    assert rows["few"]["fitted"] is False and rows["few"]["alpha"] is None and rows["many"]["fitted"]
+    assert not controls.all_limited(rows.values()) and not controls.all_decaying(rows.values())
+    assert controls.measurement(rows.values())["unfitted"] == 1
+
+
+# --------------------------------------------------------------------------- measured, intervals, margins
+
+def test_measurement_counts_events_and_rates_at_the_floor():
+    found = controls.measurement([row(1.4, 1.3, 1.5, 120), row(FLOOR, FLOOR, FLOOR, 60)])
+    assert found["fewest_events_in_range"] == 60 and found["at_floor"] == 1 and not found["measured"]
+    assert controls.measurement([row(1.4, 1.3, 1.5, 49)])["enough_events"] is False
+    assert controls.measurement([row(1.4, 1.3, 1.5, 50)])["measured"] is True
+
+
+def test_the_faster_share_counts_only_sets_whose_intervals_are_apart():
+    faster = {"a": row(1.5, 1.4, 1.6), "b": row(1.3, 1.1, 1.5), "c": row(1.1, 1.05, 1.15)}
+    slower = {"a": row(1.2, 1.1, 1.3), "b": row(1.2, 1.1, 1.3), "c": row(1.3, 1.2, 1.4)}
+    share = controls.faster_share(faster, slower)
+    assert share["share"] == pytest.approx(2 / 3) and share["sets"] == ["a", "b"]
+    # a apart upwards, c apart downwards, b undecided: between 1/3 and 2/3
+    assert share["interval"] == pytest.approx([1 / 3, 2 / 3])
+
+
+def test_margins_take_the_smallest_difference_and_its_interval():
+    high, low = row(1.5, 1.4, 1.6), row(1.2, 1.1, 1.3)
+    assert controls.difference(high, low) == {"value": pytest.approx(0.3), "interval": pytest.approx([0.1, 0.5])}
+    margin = controls.smallest_margin([(high, low), (row(1.3, 1.25, 1.35), row(1.25, 1.2, 1.3))])
+    assert margin["value"] == pytest.approx(0.05) and margin["interval"] == pytest.approx([-0.05, 0.15])
+
+
+def test_an_exact_power_law_reaches_a_higher_r2_with_more_events():
+    sample = sample_truncated_power_law(1.5, 1000, 5, 100, np.random.default_rng(0))
+    assert sample.min() >= 5 and sample.max() <= 100
+    rng = np.random.default_rng(1)
+    few, many = (attainable_r2(1.3, n, 5, 1000, 10, 20, rng) for n in (30, 5000))
+    assert few < 0.95 < many
+
+
+# --------------------------------------------------------------------------- each kind of control fails its claim
+
+def judged(item_id, values):
+    return verdicts.judge(ITEMS[item_id]["criterion"], values)[0]
+
+
+def test_chance_level_guessers_cannot_order_the_digit_classifiers():
+    rng = np.random.default_rng(3)
+    runs = {kind: (rng.integers(0, 10, size=(2, 1000)), [0.5, 0.5]) for kind in ("linear", "mlp", "cnn")}
+    control = chance_control(runs, 10, 1, 9, 20, seed=0)
+    assert judged("fig02", control) != verdicts.HOLDS  # three identical guessers: no ordering
+    # a known ordered case holds: rates apart in the paper's order
+    results = {kind: {**row(a, a - 0.05, a + 0.05, 200), "accuracy": 0.9}
+               for kind, a in (("linear", 1.2), ("mlp", 1.5), ("cnn", 2.5))}
+    assert judged("fig02", {"judged": judged_statistics(results, 10)}) == verdicts.HOLDS
+
+
+def test_random_rankers_fail_the_vision_claim():
+    rng = np.random.default_rng(4)
+    members = {"classification": {name: {"failures": rng.integers(0, 100, 800), "params": params,
+                                         "record": {"trained_now": False}}
+                                  for name, params in (("w4", 1000), ("w16", 9000))},
+               "retrieval": {name: {"failures": rng.integers(0, 200, 400), "params": params,
+                                    "record": {"trained_now": False}}
+                             for name, params in (("d4", 800), ("d16", 7000))}}
+    control = vision.random_ranker_control(members, {"classification": 100, "retrieval": 200}, 20, seed=0)
+    assert control["all_limited"] and not control["all_decaying"]  # Limited, but no decay to measure
+    assert judged("fig03", control) == verdicts.FAILS
+
+
+def test_random_rankers_fail_the_language_claims():
+    sizes, vocabularies = {"small": 10**6, "large": 10**8}, {"small": 2048, "large": 2048}
+    rng = np.random.default_rng(5)
+    null = {label: {name: controls.random_ranker_counts(2048, rng, n_events=3000) for name in ("x", "y")}
+            for label in sizes}
+    rates = {label: controls.null_decay_rates(by_set, 5, 1000, 20, rng) for label, by_set in null.items()}
+    control = language.claim_statistics(sizes, vocabularies, ["x", "y"], rates)
+    for item_id in ("fig06", "fig07", "fig08", "fig09", "fig10"):
+        assert judged(item_id, control) == verdicts.FAILS, item_id
+    # a subject that decays measurably, Limited, the larger faster on both sets, holds
+    ours = {"small": {n: {**row(1.2, 1.15, 1.25), "k_max": 1000, "first_try": 0.3} for n in ("x", "y")},
+            "large": {n: {**row(1.5, 1.45, 1.55), "k_max": 1000, "first_try": 0.4} for n in ("x", "y")}}
+    assert judged("fig09", language.claim_statistics(sizes, vocabularies, ["x", "y"], ours)) == verdicts.HOLDS
+
+
+def test_a_random_rankers_line_fit_fails_the_fit_quality_claim():
+    rng = np.random.default_rng(6)
+    null = {"m": {name: controls.random_ranker_counts(2048, rng, n_events=400) for name in ("x", "y")}}
+    assert judged("fig11", {"lm_fit": language.fit_quality(null, 5, 1000, 10)}) == verdicts.FAILS
+    power = {"m": {"x": sample_discrete_power_law(1.5, 200000, rng)}}
+    fitted = language.fit_quality(power, 5, 1000, 10)
+    assert judged("fig11", {"lm_fit": fitted}) == verdicts.HOLDS and fitted["measured"]["attainable"]
+
+
+# --------------------------------------------------------------------------- pinned estimates are inconclusive
+
+def test_a_rate_pinned_at_the_floor_makes_the_verdict_inconclusive():
+    sizes, vocabularies = {"small": 10**6, "large": 10**8}, {"small": 2048, "large": 49152}
+    ours = {"small": {n: {**row(FLOOR, FLOOR, FLOOR, 300), "k_max": 1000, "first_try": 0.05} for n in ("x", "y")},
+            "large": {n: {**row(1.3, 1.2, 1.4, 120), "k_max": 1000, "first_try": 0.5} for n in ("x", "y")}}
+    values = {**language.claim_statistics(sizes, vocabularies, ["x", "y"], ours),
+              "control": language.claim_statistics(sizes, vocabularies, ["x", "y"], ours | {"large": ours["small"]})}
+    record = verdicts.verdict(ITEMS["fig09"], values)
+    assert record["verdict"] == verdicts.INCONCLUSIVE and "floor" in record["reason"]
+
+
+def test_a_family_pinned_at_the_floor_is_inconclusive_not_contradicted():
+    line = {"measured": False, "slope": 1e-8, "p": 0.4, "censored": 6}
+    values = {"family_general": line, "rising": {"share_positive": 0.0, "share_interval": [0.0, 0.0]},
+              "control": {"family_general": line, "rising": {"share_positive": 0.0, "share_interval": [0.0, 0.0]}}}
+    assert verdicts.verdict(ITEMS["fig12"], values)["verdict"] == verdicts.INCONCLUSIVE
+
+
+# --------------------------------------------------------------------------- the paper's own numbers
+
+def test_the_line_through_the_papers_digitised_rates_rises_and_predicts_its_abstract():
+    line = paper_family_line()["family_general"]
+    assert line["models"] == 7 and line["slope"] > 0 and line["p"] < 0.05 and line["measured"]
+    autonomous = paper_prediction()["autonomous"]
+    assert 10**25.5 < autonomous["params"] < 10**26.5 and abs(autonomous["years_from_base"] - 70) < 5
+    assert judged("fig13", paper_prediction()) == verdicts.HOLDS
+    assert judged("fig12", paper_family_line()) == verdicts.HOLDS
+
+
+def test_the_multiples_window_is_the_paper_size_converted_by_the_papers_assumptions():
+    from intellimetry.paths import load_reference
+    from intellimetry.survival.scaling import Hardware
+
+    stated = load_reference("survival/scaling-claims.yaml")["assumptions"]
+    hardware = Hardware(bytes_per_parameter=stated["bytes_per_parameter"],
+                        gpu_memory_bytes=stated["gpu_memory_gb"] * 1e9, gpu_price=stated["gpu_price_usd"],
+                        market_value=stated["market_value_usd"])
+    converted = hardware.cost_of(1e26)["market_value_multiple"]
+    part = ITEMS["fig13"]["criterion"]["all"][1]
+    assert part["ours"] == "autonomous.market_value_multiple" and part["paper"] == pytest.approx(converted, rel=1e-3)
