@@ -31,6 +31,23 @@ def task_summary(members: dict, task: str, k_max: int, resamples: int, rng: np.r
             "test_events": int(len(next(iter(members.values()))["failures"]))}
 
 
+def summaries(members: dict, candidates: dict, resamples: int, rng: np.random.Generator) -> dict:
+    """`task_summary` of every task ({task: {name: member}}), each fitted on 1 <= k <= candidates - 1
+    (every failure count the task allows), the tasks in order, drawing from one generator."""
+    return {task: task_summary(by_name, task, candidates[task] - 1, resamples, rng)
+            for task, by_name in members.items()}
+
+
+TASK_KEYS = ("models", "scaling", "rises_with_size", "size_gain", "size_gain_interval", "smallest", "largest",
+             "k_min", "k_max", "test_events")
+
+
+def task_values(summary: dict, candidates: int, recipe) -> dict:
+    """What the page quotes of one task: its summary's statistics, its candidates, recipe and levels."""
+    return {**{key: summary[key] for key in TASK_KEYS}, "candidates": candidates, "recipe": recipe.to_dict(),
+            "levels": {name: row["level"] for name, row in summary["models"].items()}}
+
+
 def size_gain(rows: dict) -> dict:
     """How far the largest member's decay rate is above the smallest's ({name: row with params}), with
     the interval their bootstrap intervals allow: "larger models come closer to Capable"."""
@@ -54,12 +71,10 @@ def random_ranker_control(members: dict, candidates: dict, resamples: int, seed:
     replaced by a uniformly random ranker over the task's candidates, for the same test events, fitted
     by the same code."""
     rng = controls.control_rng(seed)
-    summaries = {}
-    for task, by_name in members.items():
-        null = {name: {"failures": controls.random_ranker_counts(candidates[task], rng, n_events=len(m["failures"])),
-                       "params": m["params"], "record": m["record"]} for name, m in by_name.items()}
-        summaries[task] = task_summary(null, task, candidates[task] - 1, resamples, rng)
-    return {"subject": controls.NULL_SUBJECT, **claim_statistics(summaries)}
+    null = {task: {name: {"failures": controls.random_ranker_counts(candidates[task], rng, n_events=len(m["failures"])),
+                          "params": m["params"], "record": m["record"]} for name, m in by_name.items()}
+            for task, by_name in members.items()}
+    return {"subject": controls.NULL_SUBJECT, **claim_statistics(summaries(null, candidates, resamples, rng))}
 
 
 def all_limited(summaries: dict) -> bool:
