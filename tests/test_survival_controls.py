@@ -186,3 +186,34 @@ def test_the_multiples_window_is_the_paper_size_converted_by_the_papers_assumpti
     converted = hardware.cost_of(1e26)["market_value_multiple"]
     part = ITEMS["fig13"]["criterion"]["all"][1]
     assert part["ours"] == "autonomous.market_value_multiple" and part["paper"] == pytest.approx(converted, rel=1e-3)
+
+
+def test_random_rankers_fail_the_search_claim():
+    from intellimetry.survival.search import study as search
+    from intellimetry.survival.search.tasks import Collection
+
+    def toy(name, n_documents, n_queries, seed):
+        reference = np.random.default_rng(seed).integers(0, n_documents, n_queries)
+        return Collection(name, name, tuple(f"doc {i}" for i in range(n_documents)),
+                          tuple(f"d{i}" for i in range(n_documents)), tuple(f"q{i}" for i in range(n_queries)),
+                          reference)
+
+    collections = {"python-titles": toy("python-titles", 300, 400, 0), "python-faq": toy("python-faq", 300, 400, 1)}
+    counts = {model: {task: np.zeros(400, dtype=int) for task in collections} for model in ("BM25", "small", "large")}
+    control = search.random_ranker_control(collections, counts, 1, 100, 20, seed=0)
+    assert control["measured"]["tasks_present"] and not control["all_decaying"]
+    assert judged("fig04", control) == verdicts.FAILS
+
+
+def test_random_rankers_fail_the_recommendation_claim():
+    from intellimetry.survival.recommendation import logs
+    from intellimetry.survival.recommendation import study as recommendation
+
+    rng = np.random.default_rng(7)
+    sequences = tuple(rng.choice(2000, size=6, replace=False) for _ in range(600))
+    log = logs.InteractionLog("hand", "hand-made", "test", logs.REAL, sequences, np.arange(2000))
+    splits = {"hand": logs.leave_one_out(log)}
+    counts = {model: {"hand": np.zeros(600, dtype=int)} for model in ("popularity", "sasrec_16")}
+    control = recommendation.random_ranker_control(splits, counts, 5, 1000, 20, seed=0)
+    assert control["all_limited"] and not control["all_decaying"]  # Limited and far from Capable, not decaying
+    assert judged("fig05", control) == verdicts.FAILS
