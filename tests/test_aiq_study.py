@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from intellimetry.aiq import study
+from intellimetry.aiq import claims, study
 from intellimetry.aiq.domains import Domain
 from intellimetry.aiq.measures import Embedding
 from intellimetry.stats import Interval
@@ -153,15 +153,22 @@ def test_suite_specs_give_the_pool_and_the_two_layer_mixture_of_one_budget():
 
 def _complexities(*intervals):
     """Stand-ins for Complexity results: (estimate, low, high) per domain."""
-    return [SimpleNamespace(interval=Interval(e, lo, hi, 0.95)) for e, lo, hi in intervals]
+    return [SimpleNamespace(interval=Interval(e, lo, hi, 0.95), **_pools_of(e)) for e, lo, hi in intervals]
+
+
+def _pools_of(size: float) -> dict:
+    """Two pools of networks that all have ``size`` parameters: every pool's MCCP, and every bootstrap
+    resample's, is ``size``, so the bootstrap interval is the point [size, size]."""
+    pools = [[SimpleNamespace(size=size, accuracy=a) for a in (0.2, 0.5, 0.9)] for _ in range(2)]
+    return {"pools": pools, "performances": [[a.accuracy for a in pool] for pool in pools], "rule": "neighbour"}
 
 
 def test_mccp_estimates_gaps_and_relative_intervals():
     results = _complexities((100.0, 80.0, 120.0), (400.0, 300.0, 500.0))
-    np.testing.assert_array_equal(study.mccp_estimates(results), [100.0, 400.0])
-    np.testing.assert_array_equal(study.mccp_gaps([100.0, 400.0, 250.0]),
+    np.testing.assert_array_equal(claims.mccp_estimates(results), [100.0, 400.0])
+    np.testing.assert_array_equal(claims.mccp_gaps([100.0, 400.0, 250.0]),
                                   [[0, 300, 150], [300, 0, 150], [150, 150, 0]])
-    estimate, low, high = study.relative_intervals(results)
+    estimate, low, high = claims.relative_intervals(results)
     np.testing.assert_allclose(estimate, [0.25, 1.0])
     np.testing.assert_allclose(low, [0.2, 0.75])
     np.testing.assert_allclose(high, [0.3, 1.25])
@@ -169,69 +176,83 @@ def test_mccp_estimates_gaps_and_relative_intervals():
 
 def test_entropy_prediction_ranks_and_counts_entropies_inside_the_interval():
     results = _complexities((100.0, 80.0, 120.0), (400.0, 300.0, 500.0), (200.0, 150.0, 250.0))
-    # entropy ÷ max = (0.1, 1.0, 0.5): outside [0.2, 0.3], inside [0.75, 1.25], inside [0.375, 0.625]
-    summary = study.entropy_prediction(["a", "b", "c"], results, np.array([1.0, 10.0, 5.0]))
-    assert summary == {"ranking_by_mccp": ["a", "c", "b"], "most_complex": "b", "least_complex": "a",
-                       "most_complex_paper": "b", "least_complex_paper": "a",
-                       "spearman_mccp_entropy": pytest.approx(1.0), "entropy_inside_interval": 2,
-                       "entropy_all_inside_interval": False}
-    named = study.entropy_prediction(["cartpole", "shapes100"], results[:2], np.array([0.25, 1.0]))
+    # the bootstrap intervals of pools of equal networks are points: 0.25, 1.0, 0.5 of the largest;
+    # entropy ÷ max = (0.1, 1.0, 0.5): outside, inside, inside
+    summary = claims.entropy_prediction(["a", "b", "c"], results, np.array([1.0, 10.0, 5.0]))
+    assert {k: summary[k] for k in ("ranking_by_mccp", "most_complex", "least_complex", "most_complex_paper",
+                                    "least_complex_paper", "entropy_inside_interval",
+                                    "entropy_all_inside_interval")} == {
+        "ranking_by_mccp": ["a", "c", "b"], "most_complex": "b", "least_complex": "a", "most_complex_paper": "b",
+        "least_complex_paper": "a", "entropy_inside_interval": 2, "entropy_all_inside_interval": False}
+    assert summary["spearman_mccp_entropy"] == pytest.approx(1.0) and summary["spearman_mccp_entropy_p"] < 0.05
+    assert {k: pytest.approx(v) for k, v in summary["mccp_intervals_paper"].items()} == {
+        "a": [100.0, 100.0], "b": [400.0, 400.0], "c": [200.0, 200.0]}
+    assert summary["normalised"]["entropy"] == pytest.approx([0.1, 1.0, 0.5])
+    named = claims.entropy_prediction(["cartpole", "shapes100"], results[:2], np.array([0.25, 1.0]))
     assert (named["least_complex_paper"], named["most_complex_paper"]) == ("CartPole", "CIFAR100")
     assert named["entropy_all_inside_interval"] is True
+    assert named["mccp_paper"] == {"CartPole": 100.0, "CIFAR100": 400.0}
 
 
 def test_noise_summary_fits_the_quadratic_and_splits_the_entropy_gain():
     levels = [0.0, 0.5, 1.0, 1.5]
     results = _complexities(*[(1 + 2 * x + 3 * x * x, 0.0, 100.0) for x in levels])  # MCCP = 1 + 2x + 3x²
-    summary = study.noise_summary(levels, results, [10.0, 14.0, 15.0, 16.0])
+    summary = claims.noise_summary(levels, results, [10.0, 14.0, 15.0, 16.0])
     np.testing.assert_allclose(summary["quadratic"], [3.0, 2.0, 1.0], atol=1e-9)  # highest power first
     assert summary["entropy_gain_first_half"] == 5.0 and summary["entropy_gain_second_half"] == 1.0
     assert summary["spearman_noise_mccp"] == pytest.approx(1.0)
     assert summary["spearman_noise_entropy"] == pytest.approx(1.0)
     assert (summary["mccp_clean"], summary["mccp_noisiest"]) == (1.0, 1 + 3 + 3 * 2.25)
-    two = study.noise_summary([0.0, 1.0], results[:2], [1.0, 2.0])
+    two = claims.noise_summary([0.0, 1.0], results[:2], [1.0, 2.0])
     assert all(np.isnan(two["quadratic"]))
 
 
 def test_duplication_summary_spread_overlap_and_ratios():
-    overlapping = _complexities((100.0, 90.0, 130.0), (120.0, 110.0, 140.0), (110.0, 100.0, 120.0))
-    summary = study.duplication_summary([1, 2, 4], overlapping, [10.0, 20.0, 40.0])
-    assert summary == {"mccp_relative_spread": pytest.approx(20 / 110), "intervals_overlap": True,
-                       "overlap_text": "overlap", "entropy_ratio_last_first": 4.0, "copies_ratio_last_first": 4.0,
-                       "entropy_per_copy_ratio": 1.0}
-    apart = study.duplication_summary([1, 2], _complexities((100.0, 90.0, 105.0), (120.0, 110.0, 130.0)), [1.0, 2.0])
+    same = _complexities((100.0, 90.0, 130.0), (100.0, 90.0, 130.0), (100.0, 90.0, 130.0))
+    summary = claims.duplication_summary([1, 2, 4], same, [10.0, 20.0, 40.0])
+    assert {k: summary[k] for k in ("mccp_relative_spread", "intervals_overlap", "overlap_text",
+                                    "entropy_ratio_last_first", "copies_ratio_last_first",
+                                    "entropy_per_copy_ratio")} == {
+        "mccp_relative_spread": 0.0, "intervals_overlap": True, "overlap_text": "overlap",
+        "entropy_ratio_last_first": 4.0, "copies_ratio_last_first": 4.0, "entropy_per_copy_ratio": 1.0}
+    assert summary["widest_relative_half_width"] == pytest.approx(0.0, abs=1e-12)
+    assert summary["mccp_intervals"] == {k: pytest.approx([100.0, 100.0]) for k in ("1", "2", "4")}
+    apart = claims.duplication_summary([1, 2], _complexities((100.0, 90.0, 105.0), (120.0, 110.0, 130.0)), [1.0, 2.0])
     assert apart["intervals_overlap"] is False and apart["overlap_text"] == "do not all overlap"
+    assert apart["mccp_relative_spread"] == pytest.approx(20 / 110)
+    assert apart["mccp_relative_spread_interval"] == pytest.approx([20 / 110, 20 / 110])
 
 
 def test_stepwise_correlations():
     # MCCP 1, 2, 4, 7: changes 1, 2, 3 equal the stepwise DS exactly; levels 2, 4, 7 nearly so
-    level, change = study.stepwise_correlations([1.0, 2.0, 4.0, 7.0], np.array([1.0, 2.0, 3.0]))
+    level, change = claims.stepwise_correlations([1.0, 2.0, 4.0, 7.0], np.array([1.0, 2.0, 3.0]))
     assert change == pytest.approx(1.0)
     assert level == pytest.approx(np.corrcoef([2, 4, 7], [1, 2, 3])[0, 1])
-    assert all(np.isnan(study.stepwise_correlations([1.0, 2.0, 4.0], np.array([1.0, 2.0]))))
+    assert all(np.isnan(claims.stepwise_correlations([1.0, 2.0, 4.0], np.array([1.0, 2.0]))))
 
 
 @pytest.mark.filterwarnings("ignore:An input array is constant")  # two settings: one distance, R undefined
 def test_setting_dissimilarity_summary_of_a_matrix_that_follows_the_settings():
     settings = [0.0, 40.0, 80.0]
     matrix = np.abs(np.subtract.outer(settings, settings)) / 400 + np.diag([0.01, 0.02, 0.03])
-    summary = study.setting_dissimilarity_summary(settings, matrix)
+    summary = claims.setting_dissimilarity_summary(settings, matrix)
     assert summary["r"] == pytest.approx(1.0) and summary["symmetry_r"] == pytest.approx(1.0)
+    assert summary["r_interval"][1] == pytest.approx(1.0) and summary["symmetry_r_interval"][1] <= 1.0 + 1e-12
     assert summary["asymmetry_mean"] == 0.0 and summary["diagonal_mean"] == pytest.approx(0.02)
     assert summary["off_diagonal_mean"] == pytest.approx((0.1 + 0.2 + 0.1) * 2 / 6)
-    assert np.isnan(study.setting_dissimilarity_summary([0.0, 1.0], np.array([[0, 1], [2, 0.0]]))["symmetry_r"])
+    assert np.isnan(claims.setting_dissimilarity_summary([0.0, 1.0], np.array([[0, 1], [2, 0.0]]))["symmetry_r"])
 
 
 def test_dissimilarity_structure_and_matrix_cosine():
-    assert study.matrix_cosine(np.eye(2), 3 * np.eye(2)) == pytest.approx(1.0)
-    assert study.matrix_cosine(np.eye(2), np.ones((2, 2)) - np.eye(2)) == 0.0
+    assert claims.matrix_cosine(np.eye(2), 3 * np.eye(2)) == pytest.approx(1.0)
+    assert claims.matrix_cosine(np.eye(2), np.ones((2, 2)) - np.eye(2)) == 0.0
     ds = np.array([[0.1, 0.2, 0.4], [0.4, 0.1, 0.6], [0.6, 0.8, 0.1]])
-    gaps = study.mccp_gaps([1.0, 2.0, 3.0])
-    structure = study.dissimilarity_structure(ds, gaps)
+    gaps = claims.mccp_gaps([1.0, 2.0, 3.0])
+    structure = claims.dissimilarity_structure(ds, gaps)
     assert structure["diagonal_mean"] == pytest.approx(0.1)
     assert structure["off_diagonal_mean"] == pytest.approx(3.0 / 6)
     assert structure["asymmetry_mean"] == pytest.approx((0.2 + 0.2 + 0.2) * 2 / 6 / 2)
-    assert structure["dot_product_similarity"] == pytest.approx(study.matrix_cosine(ds, gaps))
+    assert structure["dot_product_similarity"] == pytest.approx(claims.matrix_cosine(ds, gaps))
     assert structure["pearson_ds_vs_mccp_gap"] == pytest.approx(
         np.corrcoef([0.2, 0.4, 0.4, 0.6, 0.6, 0.8], [1, 2, 1, 1, 2, 1])[0, 1])
 
@@ -252,7 +273,7 @@ def test_suite_summary_of_a_known_space():
     for r in results:
         r.summary = lambda r=r: {"mccp": r.interval.estimate}
     suite = study.Suite(names, [], results, ds, space)
-    summary = study.suite_summary(suite, "max", None, 0.9)
+    summary = claims.suite_summary(suite, "max", None, 0.9)
     assert summary["mccp"] == {"a": {"mccp": 100.0}, "b": {"mccp": 400.0}, "c": {"mccp": 800.0}}
     assert summary["simplest"] == "a" and summary["simplest_complexity_normalised"] == pytest.approx(0.125)
     assert summary["complexity_normalised"] == pytest.approx([0.125, 0.5, 1.0])
@@ -278,7 +299,7 @@ def test_handicap_aiq_and_summary_by_hand():
                          [[0.8, 1.0], [1.0, 1.0]]])     # depth 2
     score = study.handicap_aiq(space, accuracy, 3)
     np.testing.assert_allclose(score, [[0.25, 0.5], [0.8, 1.0]])
-    summary = study.handicap_summary(["x", "y"], [1, 2], [2, 4], accuracy, score, full_volume=2.0)
+    summary = claims.handicap_summary(["x", "y"], [1, 2], [2, 4], accuracy, score, full_volume=2.0)
     assert summary["best_network"] == {"depth": 2, "width": 4}
     assert summary["best_network_accuracy"] == {"x": 1.0, "y": 1.0}
     assert summary["best_aiq"] == 1.0 and summary["best_aiq_share"] == 0.5 and summary["suite_volume"] == 2.0
@@ -288,8 +309,8 @@ def test_handicap_aiq_and_summary_by_hand():
     assert summary["average_over_widths"]["1"] == {"mean_performance": 0.625, "aiq_share": pytest.approx(0.1875)}
     assert summary["depth_order_by_mean_performance"] == summary["depth_order_by_aiq"] == "2 > 1"
     assert summary["spearman_aiq_vs_mean"] == pytest.approx(1.0)
-    assert study.depth_order([1, 2, 3], np.array([0.2, 0.5, 0.1])) == "2 > 1 > 3"
-    assert study.handicap_summary(["x", "y"], [1, 2], [2, 4], accuracy, score, 0.0)["best_aiq_share"] == 0.0
+    assert claims.depth_order([1, 2, 3], np.array([0.2, 0.5, 0.1])) == "2 > 1 > 3"
+    assert claims.handicap_summary(["x", "y"], [1, 2], [2, 4], accuracy, score, 0.0)["best_aiq_share"] == 0.0
 
 
 def test_share_below_diagonal_and_first_classes():

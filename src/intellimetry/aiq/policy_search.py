@@ -512,3 +512,23 @@ def _train_job(task, job: tuple[Architecture, CEMBudget, int]) -> tuple[AgentRes
     """One missing pool member, wherever parallel_map runs it."""
     architecture, budget, seed = job
     return train_policy(task, architecture, budget, seed)
+
+
+# --------------------------------------------------------------------------- the null subject: random policies
+
+def random_policy_pool(task, architectures: Sequence[Architecture], budget: CEMBudget, seed: int,
+                       seeds: Sequence[int] | None = None) -> list[AgentResult]:
+    """The control for :func:`rl_pool`: each network's weights one draw from the search distribution the
+    cross-entropy method starts from (mean 0, std ``budget.initial_std``), scored like a trained member
+    (mean ticks / max_steps over ``budget.final_episodes`` fresh episodes); no search, nothing cached."""
+    architectures, seeds = _check_pool_arguments(task, architectures, budget, seed, 1, seeds)
+    results = []
+    for architecture, agent in zip(architectures, seeds):
+        started = time.perf_counter()
+        rng = np.random.default_rng(agent)
+        shapes = layer_shapes(architecture, task.n_inputs, task.n_actions)
+        size = architecture.parameters((task.n_inputs,), task.n_actions)
+        weights = budget.initial_std * rng.standard_normal((1, size))
+        performance = _performance(task, Networks.from_flat(weights, shapes), budget.final_episodes, rng)
+        results.append(AgentResult(architecture, size, performance, time.perf_counter() - started, agent, performance))
+    return results

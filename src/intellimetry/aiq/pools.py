@@ -578,3 +578,45 @@ def handicap_series(data, depth: int, widths: Sequence[int], budget: Budget, see
     architectures = [Architecture("mlp", depth, w) for w in widths]
     seeds = [handicap_seed(seed, depth, w) for w in widths]
     return run_pool(data, architectures, budget, seed, cache_dir, workers=workers, progress=progress, seeds=seeds)
+
+
+# --------------------------------------------------------------------------- the null subject: untrained networks
+
+def untrained_agent(data, architecture: Architecture, seed: int, control: ControlTask | None = None) -> AgentResult:
+    """The control for a trained agent: the same architecture with the weights ``train_agent`` would
+    start from (initialised from ``seed`` the same way), scored without any training step; its test
+    accuracy is chance level, up to the luck of the initial weights."""
+    arrays = _arrays_of(data)
+    seed = check_int("seed", seed, 0)
+    _check_control(control, arrays)
+    started = time.perf_counter()
+    old_threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as train_agent: one thread (many threads only contend on a small network)
+    try:
+        with torch.random.fork_rng(devices=[]), torch.no_grad():
+            torch.manual_seed(seed)
+            model = architecture.build(arrays.input_shape, arrays.n_classes).eval()
+            x_test, y_test = torch.from_numpy(arrays.x_test), torch.from_numpy(arrays.y_test)
+            correct = sum(int((model(x_test[s:s + EVAL_BATCH]).argmax(dim=1) == y_test[s:s + EVAL_BATCH]).sum())
+                          for s in range(0, len(x_test), EVAL_BATCH))
+            controlled = control.score(model) if control is not None else None
+    finally:
+        torch.set_num_threads(old_threads)
+    size = architecture.parameters(arrays.input_shape, arrays.n_classes)
+    return AgentResult(architecture, size, correct / len(arrays.y_test), time.perf_counter() - started, seed,
+                       controlled)
+
+
+def untrained_pool(data, architectures: Sequence[Architecture], seed: int, seeds: Sequence[int] | None = None,
+                   control: ControlTask | None = None) -> list[AgentResult]:
+    """:func:`run_pool`'s agents untrained (:func:`untrained_agent`), with the seeds ``run_pool`` gives
+    them; nothing is cached (scoring an untrained network costs one pass over the test set)."""
+    seeds = [agent_seed(seed, i) for i in range(len(architectures))] if seeds is None else list(seeds)
+    arrays = _arrays_of(data)  # checked and copied once for the pool
+    return [untrained_agent(arrays, a, s, control) for a, s in zip(architectures, seeds)]
+
+
+def untrained_handicap_series(data, depth: int, widths: Sequence[int], seed: int) -> list[AgentResult]:
+    """:func:`handicap_series`'s networks untrained, with the same seeds."""
+    architectures = [Architecture("mlp", depth, w) for w in widths]
+    return untrained_pool(data, architectures, seed, [handicap_seed(seed, depth, w) for w in widths])
