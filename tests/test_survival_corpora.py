@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from intellimetry.survival.language import corpora, debian
+from intellimetry.survival.language import corpora, debian, readers
 from intellimetry.survival.language.corpora import (
     Corpus,
     compare_manifest,
@@ -44,7 +44,7 @@ def test_text_after_an_inline_comment_is_dropped():
 
 
 def test_quoted_arguments_and_item_tags():
-    assert corpora._macro_arguments('"SEE ALSO" x  "a ""b"""') == ["SEE ALSO", "x", 'a "b"']
+    assert readers._macro_arguments('"SEE ALSO" x  "a ""b"""') == ["SEE ALSO", "x", 'a "b"']
     assert strip_troff('.SH "SEE ALSO"\n.IP "\\(bu" 4\nitem\n') == "SEE ALSO\n\n• item"
 
 
@@ -65,8 +65,8 @@ def test_japanese_lines_join_without_a_space():
 
 def test_translation_credits_are_cut_from_a_page():
     text = "NAME\n\nx\n\nSEE ALSO\n\ny(1)\n\nÜBERSETZUNG\n\nDie deutsche Übersetzung ..."
-    assert corpora._without_credits(text) == "NAME\n\nx\n\nSEE ALSO\n\ny(1)"
-    assert corpora._without_credits("NAME\n\nx") == "NAME\n\nx"
+    assert readers._without_credits(text) == "NAME\n\nx\n\nSEE ALSO\n\ny(1)"
+    assert readers._without_credits("NAME\n\nx") == "NAME\n\nx"
 
 
 def test_alias_pages_are_recognised(tmp_path):
@@ -284,7 +284,7 @@ def test_the_code_corpus_builds_from_the_standard_library(tmp_path):
 
 def test_bible_program_output_becomes_one_text_per_book():
     output = "Ge1:1 In the beginning.\nGe1:2 And the earth.\nGe2:1 Thus the heavens.\n1Jn1:1 That which was.\n"
-    assert corpora._bible_books(output) == [
+    assert readers._bible_books(output) == [
         ("01-Ge", "In the beginning.\nAnd the earth.\n\nThus the heavens."), ("02-1Jn", "That which was.")]
 
 

