@@ -218,3 +218,60 @@ def test_the_papers_own_numbers_pass_their_criteria(item_id):
     module, function = item["paper_values"].split(":")
     assert module == "intellimetry.aiq.paper_values"
     assert judge(item["criterion"], getattr(paper_values, function)())[0] == HOLDS
+
+
+# --------------------------------------------------------------------------- the sweeps and the smaller summaries
+
+def test_sweeps_give_one_measurement_per_setting():
+    from intellimetry.aiq import sweeps
+
+    blobs = _separable(200)
+    assert [d.n_classes for d in sweeps.class_subsets(blobs, [1, 2])] == [1, 2]
+    nested = sweeps.nested_subsets(blobs, [1, 2])
+    assert nested[1] is blobs and nested[0].n_classes == 1
+    assert [len(d.y_train) for d in sweeps.duplicated_domains(blobs, [1, 3])] == [80, 240]
+    noisy = sweeps.noisy_domains(blobs, [0.0, 0.5], seed=0)
+    assert np.array_equal(noisy[0].x_train, blobs.x_train) and not np.array_equal(noisy[1].x_train, blobs.x_train)
+    pool = _pool([10, 20, 40], [0.2, 0.5, 0.9])
+    assert sweeps.pool_curve(pool).sizes[-1] >= 40 and sweeps.pool_curve(pool).area > 0
+    with pytest.raises(ValueError, match="unknown setting"):
+        sweeps.cartpole_teachers([1.0], "mass", 10.0, 9.8)
+
+
+def test_random_policy_baselines_and_sweeps_of_random_policies():
+    from intellimetry.aiq import sweeps
+
+    policy = sweeps.RandomPolicy(3)
+    assert repr(policy) == "RandomPolicy(seed=3)" and {policy(None) for _ in range(50)} == {0, 1}
+    entropies = sweeps.random_policy_entropies([9.8, 20.0], "gravity", 10.0, 9.8, seed=0, episodes=4)
+    assert len(entropies) == 2 and all(0 < e <= 4 * np.log2(sweeps.ENTROPY_BINS) for e in entropies)
+    spec, budget = study.PoolSpec(agents=3, width=(1, 4)), CEMBudget(2, 4, 1, final_episodes=3)
+    null = sweeps.cartpole_sweep([5.0, 15.0], "force", 10.0, 9.8, spec, "rl", budget, 2, "neighbour", untrained=True)
+    assert [c.name for c in null] == [CartPole2DTask(5.0).name, CartPole2DTask(15.0).name]
+    assert all(a.control < 0.5 for c in null for pool in c.pools for a in pool)
+
+
+def test_small_claim_statistics_by_hand():
+    assert claims.relative_spread([100.0, 120.0, 110.0]) == pytest.approx(20 / 110)
+    assert claims.slope_difference([0, 1, 2, 3, 4])(np.array([0.0, 1.0, 2.0, 2.2, 2.5])) == pytest.approx(0.75)
+    widths = np.array([1.0, 2.0, 3.0, 4.0])
+    straight, bent = np.array([[1.0, 2.0, 3.0, 4.0]]), np.array([[1.0, 4.0, 9.0, 16.0]])
+    assert claims.zoom_r2_gap(widths, bent, straight) == pytest.approx(1 - np.corrcoef(widths, bent[0])[0, 1] ** 2)
+    space = SimpleNamespace(volume=lambda top_k: 2.0, aiq=lambda accuracy, top_k: float(np.prod(accuracy)))
+    hull = claims.agent_hull(["a", "b"], space, [0.5, 0.8])
+    assert hull == {"agent_accuracy": {"a": 0.5, "b": 0.8}, "agent_mean_performance": pytest.approx(0.65),
+                    "suite_volume": 2.0, "agent_aiq": pytest.approx(0.4), "agent_share": pytest.approx(0.2)}
+
+
+def test_the_suite_controls_are_the_suite_measured_on_null_subjects():
+    names, mccps = ["digits", "digits-hard", "shapes10"], [100.0, 400.0, 800.0]
+    ds = np.array([[0.01, 0.05, 0.30], [0.06, 0.02, 0.20], [0.25, 0.22, 0.03]])
+    complexities = [_complexity([[m] * 4] * 2, [[0.2, 0.4, 0.6, 0.8]] * 2) for m in mccps]
+    suite = study.Suite(names, [], complexities, ds, study.intelligence_space(names, mccps, ds))
+    untrained = [_complexity([[m] * 4] * 2, [[0.1] * 4] * 2) for m in (50.0, 50.0, 60.0)]
+    out = claims.suite_controls(suite, "max", None, untrained, seed=0)
+    assert out["control_relabelled"]["self_lowest"] is False  # the columns moved: no domain on its own diagonal
+    assert out["control_untrained"]["mccp_paper"] == {"MNIST": 50.0, "Fashion-MNIST": 50.0, "CIFAR10": 60.0}
+    assert set(out["control_shuffled"]) == {"pearson_ds_vs_mccp_gap", "pearson_ds_vs_mccp_gap_interval",
+                                            "dimensions_over_10_percent"}
+    assert "control_untrained" not in claims.suite_controls(suite, "max", None)
