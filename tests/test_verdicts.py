@@ -96,6 +96,10 @@ def test_qualitative_and_not_reproduced_with_a_failing_control():
     # the qualitative reading holds for the null as well: inconclusive, not qualitative
     weak = verdict({**CLAIM, "qualitative": {"test": "above", "ours": "alpha", "threshold": 0.5}}, values)
     assert weak["verdict"] == INCONCLUSIVE and "qualitative" in weak["reason"]
+    # the claim's criterion fails outright; its weaker reading cannot be decided: not reproduced, noted
+    undecided = verdict({**CLAIM, "qualitative": {"test": "above", "ours": "alpha", "threshold": 2,
+                                                  "interval": "ci.wide"}}, values)
+    assert undecided["verdict"] == NOT_REPRODUCED and "includes no difference" in undecided["qualitative_note"]
 
 
 def test_a_pinned_estimate_is_inconclusive_with_what_would_make_it_conclusive():

@@ -25,7 +25,8 @@ A claim's verdict, in order:
                      the line), or the control passes too: the run could not tell
     reproduced       the criterion holds for our subject and fails for its control
     qualitative      it does not, but the qualitative criterion does (and fails for the control)
-    not reproduced   neither holds while the measurement worked: our run contradicts the paper
+    not reproduced   neither holds while the measurement worked: our run contradicts the paper (a
+                     qualitative reading whose interval straddles its line is noted, not counted)
 
 A check's verdict is `holds`, `fails` or `inconclusive` (undecided).
 """
@@ -102,7 +103,9 @@ def verdict(item: Mapping, values: Mapping) -> dict:
                 return _inconclusive(record, item, "the qualitative criterion holds for the control too")
             record["verdict"] = QUALITATIVE
         elif q_state == UNDECIDED:
-            return _inconclusive(record, item, f"the qualitative interval includes no difference ({q_words})")
+            # the claim's own criterion failed on a working measurement: that stands, and the weaker
+            # reading's straddling interval is said beside it
+            record["qualitative_note"] = f"the qualitative reading's interval includes no difference ({q_words})"
     return record
 
 

@@ -98,6 +98,8 @@ def _fill(row: Row, record: dict) -> None:
     if record.get("reason"):
         row.reason = record["reason"] + (f". Conclusive with: {record['conclusive_with']}"
                                          if record.get("conclusive_with") else "")
+    elif record.get("qualitative_note"):
+        row.reason = record["qualitative_note"]
 
 
 def _full_verdict(full_record: dict, fig_id: str, item_id: str) -> str:
