@@ -36,9 +36,10 @@ def _build(tmp_path, text: str) -> tuple[int, str]:
 
 def test_a_direction_word_comes_from_the_value(tmp_path):
     code, html = _build(tmp_path, "The MCCP {direction}`aiq-fig08-gravity:rho%rises/falls` with gravity; "
-                                  "alpha is {direction}`aiq-fig08-gravity:alpha>2%above/below` two.")
+                                  "alpha is {direction}`aiq-fig08-gravity:alpha>2%above/below` two, "
+                                  "{direction}`aiq-fig08-gravity:alpha>2.4%above/below/at` the line.")
     assert code == 0, html
-    assert "falls</span> with gravity" in html and "above</span> two" in html
+    assert "falls</span> with gravity" in html and "above</span> two" in html and "at</span> the line" in html
 
 
 @pytest.mark.parametrize("key", ["missing", "none", "ranks", "table"])

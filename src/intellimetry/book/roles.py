@@ -10,6 +10,7 @@
     {direction}`aiq-fig08-gravity:rho%rises/falls`          a direction word from a value's sign: the first
                                                             word when it is positive, the second when negative
     {direction}`aiq-fig08-gravity:alpha>2%above/below`      ... or when it is above / below a threshold
+    {direction}`aiq-fig08-gravity:rho%rises/falls/stays`    ... and a third word for a value on the line
     ```{provenance} survival-fig01-levels```                the figure block: reproduce command, run time,
                                                             commit, notebook links, parameter table
     ```{build-table}```                                     that line for every figure in the book
@@ -144,20 +145,23 @@ def lookup_result(env, text: str) -> str:
 
 
 def lookup_direction(env, text: str) -> str:
-    """'<figure id>:<key>[>threshold]%up/down': `up` when the value is above the threshold (0 unless
-    given), `down` when below; equal is an error (no direction to state)."""
+    """'<figure id>:<key>[>threshold]%up/down[/level]': `up` when the value is above the threshold (0
+    unless given), `down` when below, `level` when equal (an error without it: no direction to state)."""
     fig_id, key, spec = split_reference(text)
     key, _, threshold = key.partition(">")
-    words = spec.split("/")
-    if len(words) != 2 or not all(w.strip() for w in words):
-        raise LookupFailed(f"{text!r}: give two words after %, e.g. %rises/falls")
+    words = [word.strip() for word in spec.split("/")]
+    if len(words) not in (2, 3) or not all(words):
+        raise LookupFailed(f"{text!r}: give two words after % (e.g. %rises/falls), and a third for equal")
     value = dig(load_file(sidecar_path(Path(env.srcdir), fig_id), env)["values"], key.strip())
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise Unprintable(f"{text!r}: {value!r} has no direction")
     line = float(threshold) if threshold.strip() else 0.0
     if value == line:
-        raise LookupFailed(f"{text!r}: the value equals {line}, so neither {words[0]!r} nor {words[1]!r} is true")
-    return words[0].strip() if value > line else words[1].strip()
+        if len(words) == 3:
+            return words[2]
+        raise LookupFailed(f"{text!r}: the value equals {line}, so neither {words[0]!r} nor {words[1]!r} is true "
+                           "(add a third word for equal)")
+    return words[0] if value > line else words[1]
 
 
 def lookup_paper(env, text: str) -> str:
