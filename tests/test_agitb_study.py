@@ -11,6 +11,7 @@ from intellimetry.agitb.study import (
     MARKS,
     adaptation,
     benchmark_table,
+    bits_on,
     code_matches_paper,
     denoising_by_echo,
     first_failure,
@@ -154,3 +155,7 @@ def test_denoising_by_echo_by_hand():
     assert echo["echo_bits"] == sum(match(c, s[0]) for s, c in draws) / (trials * runs)
     # every bit is right for exactly one of the two constant guesses
     assert echo["zeros_bits"] + echo["ones_bits"] == pytest.approx(BITS)
+
+
+def test_bits_on_counts_the_set_bits():
+    assert [bits_on(x) for x in (0, 1, 0b1011, 0b1111111111)] == [0, 1, 3, 10]

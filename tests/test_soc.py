@@ -310,3 +310,19 @@ def test_the_dissipative_control_fails_the_claim():
     assert judge(_claim_item()["criterion"], claim)[0] == FAILS
     assert claim["two_decades_from_d2"] is False
     assert judge(_claim_item()["criterion"], study.literature_values())[0] == HOLDS
+
+
+def test_lattice_rows_leave_out_networks_and_the_dissipative_controls():
+    from intellimetry.soc.study import lattice_rows
+
+    runs = {("lattice", 2, 16): {"id": 1}, ("network", "er", 4): {"id": 2}, ("lattice", 2, 16, 1): {"id": 3},
+            ("lattice", 3, 8): {"id": 4}}
+    assert [row["id"] for row in lattice_rows(runs)] == [1, 4]
+
+
+def test_the_largest_cascade_reports_the_share_of_concepts_that_toppled():
+    from intellimetry.soc.concept_network import concept_network, largest_cascade
+
+    g = concept_network(60, 4, 0.1, seed=1)
+    cascade = largest_cascade(g, 0.1, np.random.default_rng(1))
+    assert cascade["share_toppled"] == cascade["area"] / 60 and 0 < cascade["share_toppled"] <= 1

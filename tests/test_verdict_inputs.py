@@ -111,7 +111,7 @@ class Notebook:
         for generator in comp.generators:
             if any(self.touches_data(condition) for condition in generator.ifs):
                 return f"a filter on data at line {comp.lineno}"
-            if why := self.inline(generator.iter, seen):
+            if why := self.inline(generator.iter, seen | targets):  # a later loop walks an earlier one's items
                 return why
         parts = [comp.key, comp.value] if isinstance(comp, ast.DictComp) else [comp.elt]
         return next((f"{why} (in a comprehension)" for part in parts if (why := self.inline(part, seen | targets))),
@@ -139,15 +139,19 @@ class Notebook:
         return None
 
     def key_expression(self, values: ast.expr, key: str) -> list[ast.expr]:
-        """The expressions that give the values' top-level `key`: its entry, or every ** spread."""
-        if isinstance(values, ast.Name):
-            return [e for source in self.assigned.get(values.id, []) for e in self.key_expression(source, key)]
-        if isinstance(values, ast.Dict):
-            for k, v in zip(values.keys, values.values):
-                if isinstance(k, ast.Constant) and k.value == key:
-                    return [v]
-            return [v for k, v in zip(values.keys, values.values) if k is None]
-        return [values]
+        """The expressions that give the values' dotted `key`: its entry, followed down through dict
+        literals the notebook wrote, or every ** spread it may come from."""
+        head, _, rest = key.partition(".")
+        if isinstance(values, ast.Name) and self.assigned.get(values.id) and not self.is_data(values.id):
+            return [e for source in self.assigned[values.id] for e in self.key_expression(source, key)]
+        if isinstance(values, ast.Name) and any(isinstance(s, ast.Dict) for s in self.assigned.get(values.id, [])):
+            return [e for source in self.assigned[values.id] for e in self.key_expression(source, key)]
+        if not isinstance(values, ast.Dict):
+            return [values]
+        for k, v in zip(values.keys, values.values):
+            if isinstance(k, ast.Constant) and k.value == head:
+                return self.key_expression(v, rest) if rest else [v]
+        return [v for k, v in zip(values.keys, values.values) if k is None]
 
 
 def _names(target: ast.expr) -> list[str]:
@@ -159,11 +163,11 @@ def _names(target: ast.expr) -> list[str]:
 
 
 def keys_read(item: dict) -> set[str]:
-    """The top-level keys of the values that an item's criteria, measured conditions and control read."""
+    """The dotted keys of the values that an item's criteria, measured conditions and control read."""
     criteria = [item["criterion"], item.get("qualitative"), *item.get("measured", [])]
-    keys = {k.split(".")[0] for c in criteria if c for k in verdicts.keys_read(c)}
+    keys = {k for c in criteria if c for k in verdicts.keys_read(c)}
     if isinstance(item.get("control"), dict) and item["control"].get("values"):
-        keys.add(str(item["control"]["values"]).split(".")[0])
+        keys.add(str(item["control"]["values"]))
     return keys
 
 
@@ -218,3 +222,12 @@ def test_the_inline_check_on_known_notebooks(code, inline):
     notebook = Notebook(code)
     found = [notebook.inline(e) for e in notebook.key_expression(notebook.values_expression(), "a")]
     assert any(found) is inline, found
+
+
+def test_the_inline_check_follows_the_dotted_key_it_reads():
+    """A notebook may compute a column for its own table beside a library summary the verdict reads."""
+    notebook = Notebook("from intellimetry.x import f\nr = f(1)\ng = {k: r[k] - 1 for k in r}\n"
+                        "save_figure(fig, 'i', values={'a': {**r, 'gaps': g}})")
+    values = notebook.values_expression()
+    assert not any(notebook.inline(e) for e in notebook.key_expression(values, "a.lead"))
+    assert all(notebook.inline(e) for e in notebook.key_expression(values, "a.gaps"))

@@ -32,10 +32,15 @@ def formula_checks(check_steps, check_bits) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------- Figure 1: inputs
 
+def bits_on(x: int) -> int:
+    """How many of an input's bits are on."""
+    return bin(x).count("1")
+
+
 def input_with_bits(rng: np.random.Generator, bits_set: int = 4) -> int:
     """The first random input with exactly `bits_set` bits on (the paper's example has four)."""
     x = random_input(rng)
-    while bin(x).count("1") != bits_set:
+    while bits_on(x) != bits_set:
         x = random_input(rng)
     return x
 

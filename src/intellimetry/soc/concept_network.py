@@ -18,7 +18,8 @@ def concept_network(nodes: int, neighbours: int, rewiring: float, seed: int):
 
 def largest_cascade(g, dissipative_fraction: float, rng: np.random.Generator) -> dict:
     """Bring the network's sandpile to its stationary state, then perturb the concept whose single
-    extra grain sets off the widest cascade; returns the wave at which each concept first toppled."""
+    extra grain sets off the widest cascade; returns the wave at which each concept first toppled and the
+    share of the concepts that toppled."""
     pile = graph(g, dissipative_fraction, rng, name="concept network")
     relax_to_stationary(pile, rng)
     areas = [drive(pile.copy(), np.array([node]))["area"][0] for node in range(pile.n_sites)]
@@ -27,6 +28,7 @@ def largest_cascade(g, dissipative_fraction: float, rng: np.random.Generator) ->
     result = drive_numpy(pile, np.array([trigger]), first_wave=first_wave)
     return {"trigger": trigger, "first_wave": first_wave, "size": int(result["size"][0]),
             "area": int(result["area"][0]), "duration": int(result["duration"][0]),
+            "share_toppled": int(result["area"][0]) / pile.n_sites,
             "dissipative": np.flatnonzero(pile.sink_grains > 0)}
 
 

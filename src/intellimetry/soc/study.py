@@ -129,6 +129,11 @@ SUMMARY_KEYS = ("tau", "ci_low", "ci_high", "s_min", "s_max", "avalanches_in_ran
                 "warmup_grains", "mean_height", "largest", "mean_size", "seconds")
 
 
+def lattice_rows(runs: dict[tuple, dict]) -> list[dict]:
+    """The runs of critical lattices (every lattice system but the dissipative controls), in run order."""
+    return [row for system, row in runs.items() if system[0] == "lattice" and not system[3:]]
+
+
 def row_summary(row: dict, *keys: str) -> dict:
     """One experiment's quoted numbers (SUMMARY_KEYS) plus the keys that name the system."""
     return {k: row[k] for k in (*SUMMARY_KEYS, *keys)}
