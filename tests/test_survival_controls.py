@@ -217,3 +217,19 @@ def test_random_rankers_fail_the_recommendation_claim():
     control = recommendation.random_ranker_control(splits, counts, 5, 1000, 20, seed=0)
     assert control["all_limited"] and not control["all_decaying"]  # Limited and far from Capable, not decaying
     assert judged("fig05", control) == verdicts.FAILS
+
+
+def test_a_family_of_random_rankers_fails_the_size_claim():
+    from types import SimpleNamespace
+
+    def member(name, params):
+        head = SimpleNamespace(weight=np.zeros((512, 1)))
+        return SimpleNamespace(name=name, non_embedding_params=params,
+                               model=SimpleNamespace(get_output_embeddings=lambda: head))
+
+    ours = [member("a", 10**4), member("b", 10**5), member("c", 10**6)]
+    rates = {lm.name: {name: {"events": 400} for name in ("code", "law", "facts")} for lm in ours}
+    control = language.family_control(ours, rates, k_min=5, k_max=300, resamples=10, seed=0)
+    general = control["family_general"]
+    assert general["censored"] == 3 and general["measured"] is False  # pooled: 800 events each, at the floor
+    assert judged("fig12", control) == verdicts.FAILS

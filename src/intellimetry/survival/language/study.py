@@ -315,20 +315,21 @@ def family_scaling(ours: list, test_sets: dict, *, min_prefix: int, max_tokens: 
     return rates, family_lines(ours, rates)
 
 
-def family_control(ours: list, test_sets: dict, *, min_prefix: int, max_tokens: int, k_min: int, k_max: int,
-                   resamples: int, seed: int) -> dict:
+def family_control(ours: list, rates: dict, *, k_min: int, k_max: int, resamples: int, seed: int) -> dict:
     """Fig. 12's statistics for the control: every member replaced by a uniformly random ranker over
-    its vocabulary, for as many events on each test set (the general domain pooled from the writing
-    domains' as for ours), fitted and lined up by the same code."""
+    its vocabulary, for as many events on each test set as the member had (`rates`, from
+    `family_scaling`; the general domain pooled from the writing domains' as for ours), fitted and
+    lined up by the same code."""
     rng = controls.control_rng(seed)
-    counts = family_counts(ours, test_sets, min_prefix=min_prefix, max_tokens=max_tokens)  # cached: sizes only
     vocabularies = candidates({lm.name: lm for lm in ours})
-    null = controls.random_ranker_like({label: {name: c for name, c in by_set.items() if name != GENERAL}
-                                        for label, by_set in counts.items()}, vocabularies, rng)
+    null = {lm.name: {name: controls.random_ranker_counts(vocabularies[lm.name], rng, n_events=row["events"])
+                      for name, row in rates[lm.name].items() if name != GENERAL}
+            for lm in ours}
     for by_set in null.values():
         by_set[GENERAL] = np.concatenate([by_set[name] for name in WRITING_LABELS if name in by_set])
-    rates = {label: controls.null_decay_rates(by_set, k_min, k_max, resamples, rng) for label, by_set in null.items()}
-    lines = family_lines(ours, rates)
+    null_rates = {label: controls.null_decay_rates(by_set, k_min, k_max, resamples, rng)
+                  for label, by_set in null.items()}
+    lines = family_lines(ours, null_rates)
     return {"subject": controls.NULL_SUBJECT, "family_general": lines[GENERAL], "rising": rising_share(lines)}
 
 
