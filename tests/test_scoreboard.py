@@ -44,8 +44,8 @@ def test_rows_take_verdicts_from_sidecars_and_count_claims_apart_from_checks(mon
                       "checks": {"items": 2, "not a result": 1, "holds": 1}}
     table = "\n".join(scoreboard.tables_markdown(rows))
     assert "costs \\$5 \\| more" in table
-    assert ("| Fig. 1<br>{ref}`ours <survival-fig01-levels>` | **reproduced** | a claim | it works | yes "
-            "| a coin: no; the criterion fails | not reproduced |") in table
+    assert ("| Fig. 1<br>{ref}`ours <survival-fig01-levels>`<br>**reproduced** | a claim | it works | **Ours:** yes"
+            "<br>**Control:** a coin: no; the criterion fails<br>**Full profile:** not reproduced |") in table
     assert "3 claims: 1 reproduced, 1 not yet, 1 not run. 2 implementation checks: 1 holds, 1 not a result." in table
     assert ("| Fig. 5<br>{ref}`ours <survival-fig05-recommendation>` | **holds** | a sum | the parts add up "
             "| yes |") in table

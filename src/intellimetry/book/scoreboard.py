@@ -156,8 +156,8 @@ def tables_markdown(rows: list[Row]) -> list[str]:
         lines += [f"## {paper}", "", _counts_sentence(counts), ""]
         claims = [row for row in paper_rows if row.kind == verdicts.CLAIM]
         if claims:
-            lines += ["| Item | Verdict | The paper's claim | The criterion | Ours | The control | Full profile |",
-                      "|---|---|---|---|---|---|---|"]
+            lines += ["| Item and verdict | The paper's claim | The criterion | Ours, the control, the full profile |",
+                      "|---|---|---|---|"]
             lines += [_claim_line(row) for row in claims] + [""]
         checks = [row for row in paper_rows if row.kind == verdicts.CHECK]
         if checks:
@@ -171,10 +171,11 @@ def tables_markdown(rows: list[Row]) -> list[str]:
 
 def _claim_line(row: Row) -> str:
     if not row.figure:
-        return f"| {row.label} | **{row.status}** | {_cell(row.claim)} | {_cell(row.note)} | | | |"
-    status = f"**{row.status}**" + (f"<br>{_cell(row.reason)}" if row.reason else "")
-    return (f"| {_item_cell(row)} | {status} | {_cell(row.claim)} | {_cell(row.criterion)} | {_cell(row.ours)} "
-            f"| {_cell(row.control)} | {_cell(row.full) or 'not recorded'} |")
+        return f"| {row.label}<br>**{row.status}** | {_cell(row.claim)} | {_cell(row.note)} | |"
+    status = f"{_item_cell(row)}<br>**{row.status}**" + (f"<br>{_cell(row.reason)}" if row.reason else "")
+    results = (f"**Ours:** {_cell(row.ours)}<br>**Control:** {_cell(row.control) or 'none'}"
+               f"<br>**Full profile:** {_cell(row.full) or 'not recorded'}")
+    return f"| {status} | {_cell(row.claim)} | {_cell(row.criterion)} | {results} |"
 
 
 def _counts_sentence(counts: dict) -> str:
