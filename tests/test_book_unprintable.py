@@ -63,7 +63,10 @@ def test_a_direction_with_no_sign_is_refused():
 @pytest.mark.parametrize("text, bad", [
     ("the fit gives nan for the slope", True), ("a table cell: None", True), ("ranks [1, 2, 3] here", True),
     ("a dict {'a': 1}", True), ("alpha = inf", True),
-    ("None of the models passes", False), ("Figs. [12] and 13", False), ("a finance dataset", False),
+    ("None of the models passes", False), ("None\nof them", False), ("Figs. [12] and 13", False),
+    ("a finance dataset", False),
+    ("alpha 1.44 [1.29, 1.65]", False), ("widths = [4, 8, 16, 32]", False), ("the names ['a', 'b']", True),
+    ("the rates 1.2, [1.3, 2.5, 3.5]", True),
 ])
 def test_the_rendered_page_check_finds_unprintable_values(text, bad):
     assert bool([p for p in visible_source(text) if p.startswith("unprintable")]) is bad

@@ -34,16 +34,17 @@ VISIBLE_SOURCE = re.compile(r"\{(?:result|paper|build|verdict|ref|doc|math)\}`|(
                             r"\\(?:frac|alpha|le|ge|times|sum|mathrm|text)\b")
 
 # Values a reader should never see in prose or a table: a number that is not one, Python's None
-# (not "None of ..."), or a list or mapping printed in Python's syntax.
-UNPRINTABLE = re.compile(r"\b(?:nan|NaN|inf|-inf)\b|\bNone\b(?! of\b)"
-                         r"|\[\s*[-\d'\"][^\]]*,[^\]]*\]|\{\s*['\"]\w+['\"]\s*:")
+# (not "None of ..."), a list of strings or of three or more numbers, or a mapping, in Python's syntax.
+# A two-number interval [low, high] is notation, and a parameter shown as typed (`widths = [4, 8]`) is input.
+UNPRINTABLE = re.compile(r"\b(?:nan|NaN|inf|-inf)\b|\bNone\b(?!\s+of\b)|\[\s*['\"]|\{\s*['\"]\w+['\"]\s*:"
+                         r"|(?<!= )\[\s*-?\d[\d.e+-]*\s*(?:,\s*-?\d[\d.e+-]*\s*){2,}\]")
 
 # MathJax typesets after the load event: wait for it before reading what the reader sees.
 MATHJAX_DONE = ("() => (window.MathJax && MathJax.startup && MathJax.startup.promise)"
                 " ? MathJax.startup.promise.then(() => 1) : 1")
 
 # Runs in the page after load: broken images, internal links, traceback text in outputs, element ids,
-# the prose as the reader sees it (code and math left out), MathJax errors, SVG figures' shown widths.
+# the prose as the reader sees it (code, its outputs and math left out), MathJax errors, SVG figures' shown widths.
 PAGE_SCRIPT = """() => ({
   brokenImages: [...document.images].filter(i => !i.complete || i.naturalWidth === 0)
                  .map(i => i.getAttribute('src')),
@@ -55,7 +56,8 @@ PAGE_SCRIPT = """() => ({
   prose: (() => {
     const main = document.querySelector('main') || document.body;
     const copy = main.cloneNode(true);
-    copy.querySelectorAll('pre, code, mjx-container, script, style, .cell_input').forEach(e => e.remove());
+    copy.querySelectorAll('pre, code, mjx-container, script, style, .cell_input, .cell_output')
+        .forEach(e => e.remove());
     return copy.textContent;
   })(),
   mathErrors: [...document.querySelectorAll('mjx-merror, .MathJax_Error')].map(e => e.textContent.slice(0, 120)),
