@@ -94,22 +94,26 @@ def test_browser_finds_the_figure_block_and_misses_its_removed_parts(built_book,
 
 
 def test_scoreboard_totals_match_a_count_over_the_registries_and_sidecars(smoke_figures, built_book):
-    """The intro's 'all papers' row against a count made here with plain YAML and JSON reading."""
-    counts = {"items": 0}
+    """The intro's 'all papers' row against a count made here with plain YAML and JSON reading: claims
+    by verdict, and the implementation checks that hold out of all checks."""
+    claims, checks, added = {"items": 0}, {"items": 0, "holds": 0}, 0
     for registry in sorted(paths.REFERENCE_DIR.glob("*/items.yaml")):
         for item in yaml.safe_load(registry.read_text())["items"]:
+            added += bool(item.get("added"))
             if item.get("figure"):
                 sidecar = smoke_figures.output_dir("smoke", item["figure"].split("-")[0]) / f"{item['figure']}.json"
                 status = json.loads(sidecar.read_text())["verdicts"][item["id"]]["verdict"]
             else:
                 status = "not yet" if item.get("not_yet") else "not a result"
+            counts = claims if item["kind"] == "claim" else checks
             counts[status] = counts.get(status, 0) + 1
             counts["items"] += 1
     intro = (built_book / "intro.html").read_text()
     rows = re.findall(r"<tr[^>]*>.*?</tr>", intro, re.S)
     row = next(row for row in rows if "all papers" in row)
     cells = [re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
-    shown = dict(zip(["items", "reproduced", "qualitative", "not reproduced", "not yet", "not a result"],
-                     map(int, cells[1:])))
-    assert shown == {key: counts.get(key, 0) for key in shown}
-    assert shown["items"] == 71
+    columns = ["items", "reproduced", "qualitative", "not reproduced", "inconclusive", "not yet", "not a result"]
+    shown = dict(zip(columns, map(int, cells[1:1 + len(columns)])))
+    assert shown == {key: claims.get(key, 0) for key in shown}
+    assert cells[1 + len(columns)] == f"{checks['holds']} of {checks['items']}"
+    assert shown["items"] + checks["items"] == 71 + added  # the papers' own items and those added beside them
