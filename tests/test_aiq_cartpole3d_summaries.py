@@ -21,10 +21,10 @@ from intellimetry.aiq.cartpole3d.summaries import (
     pair_margins,
     resampled_intervals,
     reversal_margins,
-    shuffle_cells,
     shuffle_novelties,
     space_summary,
 )
+from intellimetry.aiq.controls import shuffled_off_diagonal
 from intellimetry.aiq.study import intelligence_space
 
 NOVELTIES = list(range(1, 17))
@@ -91,10 +91,10 @@ def test_pair_margins_by_hand():
     assert out["top_two"] == pytest.approx(0.26 - 0.41) and out["similar"] == pytest.approx(0.2)
 
 
-def test_shuffle_cells_keeps_the_values_the_diagonal_and_the_blanks():
+def test_shuffled_cells_keep_the_values_the_diagonal_and_the_blanks():
     ds = _pair_matrix()
     ds[4, 5] = np.nan
-    out = shuffle_cells(ds, np.random.default_rng(0))
+    out = shuffled_off_diagonal(ds, 0)
     assert np.array_equal(np.isnan(out), np.isnan(ds)) and np.array_equal(np.diag(out), np.diag(ds))
     assert sorted(out[np.isfinite(out)]) == sorted(ds[np.isfinite(ds)]) and not np.array_equal(out, ds, equal_nan=True)
 
@@ -310,7 +310,7 @@ def test_fig27_holds_when_the_papers_tests_bound_the_hull_and_fails_for_shuffled
 
 def test_fig25s_null_is_the_space_of_the_shuffled_cells():
     from intellimetry.aiq.cartpole3d.claims import dimensions_for_share
-    from intellimetry.aiq.cartpole3d.summaries import control_rng
+    from intellimetry.aiq.cartpole3d.summaries import control_seed
 
     rng = np.random.default_rng(1)
     x = rng.normal(size=(16, 5))
@@ -320,6 +320,6 @@ def test_fig25s_null_is_the_space_of_the_shuffled_cells():
     space = intelligence_space(names, mccps, ds)
     complexities = [SimpleNamespace(interval=SimpleNamespace(estimate=m)) for m in mccps]
     values = space_summary(NOVELTIES, complexities, ds, space, [3, 4, 14, 15], np.ones(16), np.zeros(16), seed=0)
-    shuffled = intelligence_space(names, mccps, shuffle_cells(ds, control_rng(0, "fig25")))
+    shuffled = intelligence_space(names, mccps, shuffled_off_diagonal(ds, control_seed(0, "fig25")))
     assert values["shuffled_cells"]["dimensions_for_80_percent"] == dimensions_for_share(shuffled.embedding, 0.8)
     assert values["dimensions_for_80_percent"] == dimensions_for_share(space.embedding, 0.8)

@@ -69,10 +69,11 @@ def relabelled_columns(matrix, seed: int = 0) -> np.ndarray:
 
 
 def shuffled_off_diagonal(matrix, seed: int = 0) -> np.ndarray:
-    """The matrix with its off-diagonal cells moved to random off-diagonal places (diagonal kept)."""
+    """The matrix with its measured off-diagonal cells moved to random measured off-diagonal places
+    (the diagonal and the unmeasured, NaN, cells stay where they are)."""
     matrix = np.array(matrix, dtype=float)
-    off = ~np.eye(len(matrix), dtype=bool)
-    matrix[off] = shuffled(matrix[off], seed)
+    cells = np.isfinite(matrix) & ~np.eye(len(matrix), dtype=bool)
+    matrix[cells] = shuffled(matrix[cells], seed)
     return matrix
 
 

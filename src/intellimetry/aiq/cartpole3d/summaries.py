@@ -29,6 +29,7 @@ from intellimetry.aiq.cartpole3d.claims import (
     dissimilarity_claims,
     hull_vertices,
 )
+from intellimetry.aiq.controls import correlation_interval, pair, shuffled_off_diagonal
 from intellimetry.aiq.measures import aiq, mccp
 from intellimetry.aiq.pools import stable_seed
 from intellimetry.aiq.study import intelligence_space, space_dimensions, volume_share
@@ -42,9 +43,14 @@ def as_text(items) -> str:
     return ", ".join(str(x) for x in items)
 
 
+def control_seed(seed: int, what: str) -> int:
+    """The seed of one figure's null (a shuffle), fixed by the figure's seed."""
+    return stable_seed("cartpole3d-control", int(seed), what)
+
+
 def control_rng(seed: int, what: str) -> np.random.Generator:
-    """The generator of one figure's null (a shuffle), fixed by the figure's seed."""
-    return np.random.default_rng(stable_seed("cartpole3d-control", int(seed), what))
+    """The generator of one figure's null, fixed by the figure's seed."""
+    return np.random.default_rng(control_seed(seed, what))
 
 
 def resampled_intervals(size: int, measure: Callable[[np.ndarray], object],
@@ -175,14 +181,6 @@ def pair_margins(n: int, rows, cols, values, pair_index) -> dict:
             "similar": float(min(to_outside(a), to_outside(b)) - values[pair].mean()) if pair.any() else nan}
 
 
-def mirror_r(upper, lower) -> float:
-    """Pearson R between the cells measured both ways and their mirrors; NaN when undefined."""
-    upper, lower = np.asarray(upper, dtype=float), np.asarray(lower, dtype=float)
-    if len(upper) < 3 or np.ptp(upper) == 0 or np.ptp(lower) == 0:
-        return float("nan")
-    return float(np.corrcoef(upper, lower)[0, 1])
-
-
 def _dissimilarity_statistics(novelties, ds, paper_pair, seed: int, resamples: int) -> dict:
     out = dissimilarity_claims(novelties, ds, paper_pair)
     n, pair_index = len(ds), [novelties.index(x) for x in paper_pair]
@@ -194,22 +192,11 @@ def _dissimilarity_statistics(novelties, ds, paper_pair, seed: int, resamples: i
     iu = np.triu_indices(n, 1)
     upper, lower = ds[iu], ds.T[iu]
     both = np.isfinite(upper) & np.isfinite(lower)
-    upper, lower = upper[both], lower[both]
-    symmetry = resampled_intervals(len(upper), lambda k: mirror_r(upper[k], lower[k]), {"r": lambda r: r},
-                                   seed, resamples)["r"] if len(upper) >= 3 else [-1.0, 1.0]
+    symmetry = pair(correlation_interval(upper[both], lower[both], resamples=resamples, seed=seed))
     return {**out, "most_dissimilar_two_text": as_text(out["most_dissimilar_two"]),
             "symmetry_r_interval": symmetry,
             **{f"pair_{name}_margin": value for name, value in margins.items()},
             **{f"pair_{name}_margin_interval": value for name, value in cell_intervals.items()}}
-
-
-def shuffle_cells(ds, rng: np.random.Generator) -> np.ndarray:
-    """The matrix with its measured off-diagonal values shuffled among the measured off-diagonal cells
-    (the diagonal and the unmeasured cells stay where they are)."""
-    out = np.array(ds, dtype=float)
-    rows, cols, values = _cells(out)
-    out[rows, cols] = rng.permutation(values)
-    return out
 
 
 def dissimilarity_summary(novelties, ds, paper_pair, seed: int = 0, resamples: int = RESAMPLES) -> dict:
@@ -219,7 +206,7 @@ def dissimilarity_summary(novelties, ds, paper_pair, seed: int = 0, resamples: i
     whose cells say nothing about which two novelties they belong to)."""
     novelties, ds = list(novelties), np.asarray(ds, dtype=float)
     off = ~np.eye(len(ds), dtype=bool)
-    shuffled = shuffle_cells(ds, control_rng(seed, "fig24"))
+    shuffled = shuffled_off_diagonal(ds, control_seed(seed, "fig24"))
     return {**_dissimilarity_statistics(novelties, ds, paper_pair, seed, resamples), **noise_floor(ds),
             "cells_measured": int(np.isfinite(ds).sum()), "diagonal_mean": float(np.nanmean(np.diag(ds))),
             "off_diagonal_mean": float(np.nanmean(ds[off])),
@@ -250,7 +237,7 @@ def space_summary(novelties, complexities, ds, space, paper_bounding_tests, agen
     mccps = [c.interval.estimate for c in complexities]
     full = space.volume(top_k)
     agent_aiq = space.aiq(np.asarray(agent_performance, dtype=float), top_k)
-    shuffled_space = intelligence_space(names, mccps, shuffle_cells(ds, control_rng(seed, "fig25")),
+    shuffled_space = intelligence_space(names, mccps, shuffled_off_diagonal(ds, control_seed(seed, "fig25")),
                                         complexity_scale, anchors)
     permutation = control_rng(seed, "fig27").permutation(len(novelties))
     random_aiq = space.aiq(np.asarray(random_performance, dtype=float), top_k)
