@@ -142,10 +142,9 @@ class Notebook:
         """The expressions that give the values' dotted `key`: its entry, followed down through dict
         literals the notebook wrote, or every ** spread it may come from."""
         head, _, rest = key.partition(".")
-        if isinstance(values, ast.Name) and self.assigned.get(values.id) and not self.is_data(values.id):
-            return [e for source in self.assigned[values.id] for e in self.key_expression(source, key)]
-        if isinstance(values, ast.Name) and any(isinstance(s, ast.Dict) for s in self.assigned.get(values.id, [])):
-            return [e for source in self.assigned[values.id] for e in self.key_expression(source, key)]
+        sources = self.assigned.get(values.id, []) if isinstance(values, ast.Name) else []
+        if sources and (not self.is_data(values.id) or any(isinstance(s, ast.Dict) for s in sources)):
+            return [e for source in sources for e in self.key_expression(source, key)]  # a dict the notebook built
         if not isinstance(values, ast.Dict):
             return [values]
         for k, v in zip(values.keys, values.values):
