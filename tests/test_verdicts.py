@@ -21,6 +21,7 @@ from intellimetry.verdicts import (
 VALUES = {"alpha": 2.4, "rho": -0.6, "p": 0.01, "ok": True, "level": "Capable", "zeros": [0, 0, 0],
           "ci": {"tight": [2.2, 2.6], "wide": [1.5, 3.3]},
           "acc": {"linear": 0.90, "mlp": 0.95, "cnn": 0.99}, "fit": {"slope": 0.5, "p": 0.2},
+          "no_line": {"slope": None, "p": None},
           "acc_ci": {"linear": [0.88, 0.92], "mlp": [0.93, 0.97], "cnn": [0.975, 1.0]},
           "acc_wide": {"linear": [0.88, 0.92], "mlp": [0.93, 0.985], "cnn": [0.98, 1.0]}}
 
@@ -63,6 +64,7 @@ NULL = {"alpha": 1.0, "ok": False, "acc": {"linear": 0.5, "mlp": 0.5, "cnn": 0.5
     ({"test": "trend", "ours": "rho", "p": "p", "sign": "positive"}, FAILS),          # significant, other sign
     ({"test": "trend", "ours": "fit.slope", "p": "fit.p", "sign": "positive"}, UNDECIDED),  # p too large
     ({"test": "trend", "ours": "fit.slope", "p": "fit.p", "sign": "positive", "alpha": 0.25}, HOLDS),
+    ({"test": "trend", "ours": "no_line.slope", "p": "no_line.p", "sign": "positive"}, UNDECIDED),  # no line fitted
     ({"test": "distinct", "ours": "acc"}, HOLDS),
     ({"test": "distinct", "ours": "zeros"}, FAILS),
     ({"all": [{"test": "above", "ours": "alpha", "threshold": 2}, {"test": "is_true", "ours": "ok"}]}, HOLDS),

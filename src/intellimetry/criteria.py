@@ -167,6 +167,8 @@ def _trend(c, ours, values):
     if sign not in ("positive", "negative"):
         raise CriterionError(f"trend needs sign: positive or negative, got {sign!r}")
     alpha = number(c.get("alpha", 0.05), "alpha")
+    if ours is None and lookup(values, c["p"]) is None:  # no line was fitted (e.g. a rate <= 0 on log axes)
+        return UNDECIDED, f"{sign} with p < {fmt(alpha)} (no line fitted)"
     statistic, p = number(ours, "ours"), number(lookup(values, c["p"]), "p")
     words = f"{sign} with p < {fmt(alpha)} (p = {fmt(p)})"
     if p >= alpha:

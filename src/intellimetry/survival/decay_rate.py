@@ -1,10 +1,18 @@
-"""A subject's decay rate: its frequency table, the MLE on a stated range, its bootstrap interval and
-the level it implies."""
+"""A subject's decay rate: its frequency table, the bounded power-law fit on its failure counts' support
+with a bootstrap interval, the level it implies, and the log-binned least-squares slope (the paper's style
+of fit) beside it.
+
+A subject ranking K candidates makes 0 .. K-1 failures, so its counts are fitted on [k_min, K - 1]: the
+support's size K travels with every rate row (`support`), and `status` says whether the rate was measured
+("measured") or not ("too few events", "bound", "not a power law"; stats.bounded_power_law).
+"""
 from __future__ import annotations
 
 import numpy as np
 
-from intellimetry.stats import fit_log_binned, fit_with_interval
+from intellimetry.checks import check_int
+from intellimetry.stats import fit_log_binned
+from intellimetry.stats.bounded_power_law import fit_bounded_power_law
 from intellimetry.survival.levels import classify_interval
 
 
@@ -15,18 +23,23 @@ def frequency_table(failures) -> tuple[np.ndarray, np.ndarray]:
     return values[keep], counts[keep]
 
 
-def estimate_decay_rate(failures, k_min: int, k_max: int, resamples: int, rng: np.random.Generator,
+def estimate_decay_rate(failures, k_min: int, support: int, resamples: int, rng: np.random.Generator,
                         level: float = 0.95, bins_per_decade: int = 10) -> dict:
-    """Discrete power-law MLE of alpha on [k_min, k_max] with a percentile bootstrap interval over
-    events, the level (and whether the interval straddles a boundary), and the log-binned
-    least-squares slope and R² for comparison with the paper's style of fit."""
+    """The bounded power-law fit of alpha on [k_min, support - 1] with its percentile bootstrap interval,
+    status and comparison with truncated alternatives; the level (and whether the interval straddles a
+    boundary), None when no rate was fitted; and the log-binned least-squares slope and R²."""
+    check_int("support", support, k_min + 2)
     failures = np.asarray(failures)
-    mle, interval = fit_with_interval(failures, k_min, k_max, resamples, rng, level)
-    binned = fit_log_binned(failures, k_min, k_max, bins_per_decade)
-    return {
-        "alpha": mle.alpha, "alpha_se": mle.sigma, "ci_low": interval.low, "ci_high": interval.high,
-        "ci_level": level, "resamples": resamples, "events": int(failures.size), "events_in_range": mle.n,
-        "k_min": k_min, "k_max": k_max,
-        **classify_interval(mle.alpha, interval.low, interval.high),
-        "log_binned_alpha": binned.alpha, "log_binned_r2": binned.r2,
-    }
+    if failures.size and (failures.min() < 0 or failures.max() > support - 1):
+        raise ValueError(f"failure counts must lie in [0, {support - 1}] for a support of {support} candidates; "
+                         f"got [{failures.min()}, {failures.max()}]")
+    fit = fit_bounded_power_law(failures, k_min, support - 1, resamples, rng, level)
+    fitted = fit.alpha is not None
+    try:
+        binned = fit_log_binned(failures, k_min, support - 1, bins_per_decade)
+        line = {"log_binned_alpha": binned.alpha, "log_binned_r2": binned.r2}
+    except ValueError:  # fewer than two non-empty bins: no line
+        line = {"log_binned_alpha": None, "log_binned_r2": None}
+    levels = (classify_interval(fit.alpha, fit.ci_low, fit.ci_high) if fitted
+              else {"level": None, "low_level": None, "high_level": None, "straddles": None})
+    return {**fit.as_dict(), "support": int(support), "events": int(failures.size), **levels, **line}

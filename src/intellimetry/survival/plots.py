@@ -126,29 +126,31 @@ def plot_rate_vs_size(ax, table, fit: ScalingFit | None = None, fit_label: str =
     return mapping
 
 
-def plot_prediction(ax, sizes, alphas, fit: ScalingFit, timeline: Timeline, x_max: float,
+def plot_prediction(ax, sizes, alphas, fit: ScalingFit | None, timeline: Timeline, x_max: float,
                     targets: dict[str, float], label: str = "models"):
     """The fitted line extended to `x_max` over the level bands, the sizes that reach each target
-    decay rate, and Moore's-law years on a top axis. Returns the top axis."""
+    decay rate, and Moore's-law years on a top axis (no line when `fit` is None). Returns the top axis."""
     x_min = 10 ** np.floor(np.log10(min(sizes)))
     lower, upper = THRESHOLDS
-    top = max(upper * 1.25, float(fit.alpha_at(x_max)) * 1.1)
-    for (low, high), level in zip(((1.0, lower), (lower, upper), (upper, top)), LEVELS):
+    bottom = min(1.0, 0.8 * min(alphas))  # a rate below one is a measured value on a bounded support
+    top = max(upper * 1.25, float(fit.alpha_at(x_max)) * 1.1 if fit is not None else 0.0)
+    for (low, high), level in zip(((bottom, lower), (lower, upper), (upper, top)), LEVELS):
         ax.axhspan(low, high, color=COLORS[level.lower()], alpha=0.18, lw=0, label=level)
     line = np.geomspace(x_min, x_max, 100)
-    ax.plot(line, fit.alpha_at(line), ls="--", color=COLORS["paper"], lw=1.2, label="log-log fit")
+    if fit is not None:
+        ax.plot(line, fit.alpha_at(line), ls="--", color=COLORS["paper"], lw=1.2, label="log-log fit")
     ax.plot(sizes, alphas, "o", color=COLORS["ours"], ms=5, label=label, zorder=3)
     for name, alpha in targets.items():
         size = fit.size_for_alpha(alpha)
         if size <= x_max:
-            ax.plot([size, size], [1.0, alpha], ls=":", color=COLORS["neutral"], lw=1)
+            ax.plot([size, size], [bottom, alpha], ls=":", color=COLORS["neutral"], lw=1)
             ax.annotate(f"{name}: N = {size:.1e}\n({timeline.year(size):.0f})", (size, alpha),
                         xytext=(-6, 6), textcoords="offset points", ha="right", fontsize=7)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(x_min, x_max)
-    ax.set_ylim(1.0, top)
-    _plain_rate_ticks(ax, np.arange(1.0, top, 0.5))
+    ax.set_ylim(bottom, top)
+    _plain_rate_ticks(ax, np.arange(np.ceil(bottom * 2) / 2, top, 0.5))
     ax.set_xlabel(SIZE_LABEL)
     ax.set_ylabel(RATE_LABEL)
     # year(N) is linear in log N, so a linear twin axis over year(x limits) lines up exactly
@@ -216,20 +218,26 @@ def rate_vs_size_panel(ax, line: dict, title: str, color: str = COLORS["ours"], 
                        size_label: str = "non-embedding parameters N") -> None:
     """A model family's decay rates against size on one test set (a `rates.size_scaling` line), with
     the log-log line (legend: the line's slope and p-value)."""
-    sizes, alphas = np.asarray(line["sizes"]), np.asarray(line["alphas"])
-    ax.plot(sizes, alphas, "o", color=color, ms=4)
-    grid = np.geomspace(sizes.min(), sizes.max(), 20)
+    sizes = np.asarray(line["sizes"], dtype=float)
+    alphas = np.array([np.nan if a is None else a for a in line["alphas"]], dtype=float)
+    intervals = np.array([[np.nan, np.nan] if i[0] is None else i for i in line.get("intervals", [])]
+                         or np.column_stack([alphas, alphas]), dtype=float)
+    ax.errorbar(sizes, alphas, yerr=[alphas - intervals[:, 0], intervals[:, 1] - alphas], fmt="o", color=color,
+                ms=4, capsize=2, lw=1)
     name = f"{series}: " if series else ""
-    ax.plot(grid, 10 ** (line["intercept"] + line["slope"] * np.log10(grid)), "--", color=color, lw=1,
-            label=f"{name}{line['slope']:+.3f} (p {line['p']:.2f})")
+    if line.get("slope") is not None:
+        grid = np.geomspace(sizes.min(), sizes.max(), 20)
+        ax.plot(grid, 10 ** (line["intercept"] + line["slope"] * np.log10(grid)), "--", color=color, lw=1,
+                label=f"{name}{line['slope']:+.3f} (p {line['p']:.2f})")
     ax.set_xscale("log")
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.yaxis.set_major_formatter(FormatStrFormatter("%.2f"))
     low, high = ax.get_ylim()
-    if high - low < MIN_RATE_SPAN:  # rates pinned at the estimator's bound differ by round-off: show them flat
+    if high - low < MIN_RATE_SPAN:  # rates that differ by less than the span are shown flat, not magnified
         middle = (low + high) / 2
         ax.set_ylim(middle - MIN_RATE_SPAN / 2, middle + MIN_RATE_SPAN / 2)
     ax.set_title(title)
     ax.set_xlabel(size_label)
     ax.set_ylabel("decay rate α")
-    ax.legend(loc="upper left", fontsize=9, handlelength=1.2, title="slope of log α on log N", title_fontsize=9)
+    if line.get("slope") is not None:
+        ax.legend(loc="upper left", fontsize=9, handlelength=1.2, title="slope of log α on log N", title_fontsize=9)

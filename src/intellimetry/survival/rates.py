@@ -5,32 +5,37 @@ from __future__ import annotations
 
 import numpy as np
 
-from intellimetry.stats.powerlaw_fit import ALPHA_RANGE
 from intellimetry.survival.decay_rate import estimate_decay_rate
 from intellimetry.survival.levels import classify_level
 from intellimetry.survival.scaling import fit_scaling
 
 
 def alpha_span(rows: dict) -> dict:
-    """The smallest and largest decay rate over test sets, and how many sit at the estimator's lower
-    bound (a decay no faster than k^-1 over the fitted range, which the MLE cannot resolve)."""
-    alphas = [row["alpha"] for row in rows.values()]
-    at_bound = sum(at_lower_bound(alpha) for alpha in alphas)
-    return {"alpha_min": min(alphas), "alpha_max": max(alphas), "sets": len(alphas), "at_lower_bound": at_bound}
+    """The smallest and largest fitted decay rate over test sets, and how many rates were not measured
+    (too few events, an estimate at the search range's end, or a law the alternatives beat)."""
+    alphas = [row["alpha"] for row in rows.values() if row["alpha"] is not None]
+    unmeasured = sum(not is_measured(row) for row in rows.values())
+    return {"alpha_min": min(alphas) if alphas else None, "alpha_max": max(alphas) if alphas else None,
+            "sets": len(rows), "unmeasured": unmeasured}
 
 
-def decay_rates(counts_by_set: dict, k_min: int, k_max: int, resamples: int, rng: np.random.Generator) -> dict:
-    """Per test set: the decay-rate estimate (MLE with bootstrap interval, level, log-binned LS and R²),
-    the share of events solved at the first try and the mean failure count."""
+def decay_rates(counts_by_set: dict, k_min: int, support, resamples: int, rng: np.random.Generator) -> dict:
+    """Per test set: the decay-rate estimate on the counts' support (`support`: the candidates K, one
+    number or {test set: K}), with its bootstrap interval, status, level, log-binned LS and R², the share
+    of events solved at the first try and the mean failure count."""
     rows = {}
     for name, counts in counts_by_set.items():
         counts = np.asarray(counts)
-        if counts.size == 0 or not ((counts >= k_min) & (counts <= k_max)).any():
-            raise ValueError(f"test set {name!r} has no failure counts in [{k_min}, {k_max}] "
-                             f"({counts.size} events): score more events or widen the range")
-        rows[name] = {**estimate_decay_rate(counts, k_min, k_max, resamples, rng),
-                      "first_try": float((counts == 0).mean()), "mean_failures": float(counts.mean())}
+        size = support[name] if isinstance(support, dict) else support
+        rows[name] = {**estimate_decay_rate(counts, k_min, int(size), resamples, rng),
+                      "first_try": float((counts == 0).mean()) if counts.size else 0.0,
+                      "mean_failures": float(counts.mean()) if counts.size else 0.0}
     return rows
+
+
+def is_measured(row: dict) -> bool:
+    """Whether a rate row holds a measured decay rate (status "measured"), not a bound or a rejected law."""
+    return row.get("status") == "measured"
 
 
 def levels(rates_by_model: dict) -> dict:
@@ -44,34 +49,36 @@ def level_counts(rates_by_model: dict) -> dict:
     return {level: found.count(level) for level in ("Limited", "Capable", "Autonomous")}
 
 
-def size_scaling(alphas_by_member: dict, params_by_member: dict) -> dict:
-    """Per test set: the log-log least-squares line of α on non-embedding size over the family,
-    its slope, p-value and R², and the decades of size it spans."""
+def size_scaling(rates_by_member: dict, params_by_member: dict) -> dict:
+    """Per test set: the log-log least-squares line of α on non-embedding size over the family ({member:
+    {test set: rate row}}), its slope with a 95 % interval, p-value and R², the decades of size it spans,
+    and whether every member's rate on the set was measured (a line through bounds or rejected laws
+    measures nothing)."""
     members = list(params_by_member)
     sizes = np.array([params_by_member[m] for m in members], dtype=float)
-    test_sets = next(iter(alphas_by_member.values())).keys()
+    test_sets = next(iter(rates_by_member.values())).keys()
     lines = {}
     for name in test_sets:
-        alphas = np.array([alphas_by_member[m][name] for m in members], dtype=float)
-        fit = fit_scaling(sizes, alphas)
-        censored = int(sum(at_lower_bound(a) for a in alphas))
-        lines[name] = {**fit.as_dict(), "alphas": alphas.tolist(), "sizes": sizes.tolist(),
-                       "decades": float(np.log10(sizes.max() / sizes.min())), "censored": censored,
-                       # a censored rate is a bound, so a line through it (its slope, its p) measures nothing
-                       "measured": not censored,
-                       "rises": bool(fit.slope > 0 and not censored), "level_of_largest": classify_level(alphas[-1])}
+        rows = [rates_by_member[m][name] for m in members]
+        unmeasured = int(sum(not is_measured(row) for row in rows))
+        positive = all(row["alpha"] is not None and row["alpha"] > 0 for row in rows)
+        alphas = [row["alpha"] for row in rows]
+        line = (fit_scaling(sizes, alphas).as_dict() if positive
+                else {"slope": None, "p": None, "r2": None, "slope_interval": None})
+        measured = unmeasured == 0 and positive
+        lines[name] = {**line, "alphas": alphas, "sizes": sizes.tolist(),
+                       "intervals": [[row["ci_low"], row["ci_high"]] for row in rows],
+                       "statuses": [row["status"] for row in rows],
+                       "fewest_events_in_range": min(int(row["events_in_range"]) for row in rows),
+                       "decades": float(np.log10(sizes.max() / sizes.min())),
+                       "unmeasured": unmeasured, "measured": measured,
+                       "rises": bool(measured and line["slope"] > 0), "level_of_largest": rows[-1]["level"]}
     return lines
 
 
-def at_lower_bound(alpha: float) -> bool:
-    """A rate the MLE pinned at its lower bound: the counts decay no faster than k^-1 there, so the
-    value is censored, not measured (differences between such rates are round-off)."""
-    return alpha <= ALPHA_RANGE[0] + 1e-3
-
-
 def rising_share(lines: dict, alpha: float = 0.05) -> dict:
-    """Over the test sets whose line is measured (`measured`: no member's rate censored at the estimator's
-    bound, and whatever else the line's maker requires):
+    """Over the test sets whose line is measured (`measured`: every member's rate measured, and whatever else
+    the line's maker requires):
     how many have a positive slope, how many a significantly positive one, and the share of positive
     slopes with its interval: [the share significantly positive, one minus the share significantly
     negative] (the range the share takes over the slopes the data cannot sign; [0, 0] when no line

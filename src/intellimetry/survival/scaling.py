@@ -20,6 +20,7 @@ class ScalingFit:
     r2: float
     models: int
     p: float          # two-sided p-value of the slope (t-test, models - 2 degrees of freedom)
+    slope_interval: tuple[float, float] | None = None  # 95 % t interval (None for two models: no residual)
 
     def alpha_at(self, n_params):
         return 10 ** (self.intercept + self.slope * np.log10(n_params))
@@ -43,8 +44,13 @@ def fit_scaling(n_params, alpha) -> ScalingFit:
     if (n_params <= 0).any() or (alpha <= 0).any():
         raise ValueError("model sizes and decay rates must be positive (they are fitted on log scales)")
     result = stats.linregress(np.log10(n_params), np.log10(alpha))
-    return ScalingFit(slope=float(result.slope), intercept=float(result.intercept),
-                      r2=float(result.rvalue**2), models=int(n_params.size), p=float(result.pvalue))
+    if n_params.size > 2:
+        half = stats.t.ppf(0.975, n_params.size - 2) * result.stderr
+        interval = (float(result.slope - half), float(result.slope + half))
+    else:
+        interval = None
+    return ScalingFit(slope=float(result.slope), intercept=float(result.intercept), r2=float(result.rvalue**2),
+                      models=int(n_params.size), p=float(result.pvalue), slope_interval=interval)
 
 
 @dataclass(frozen=True)
