@@ -5,9 +5,10 @@ subject, whether a decay rate was measured at all, and the intervals an ordering
   event gets an independent uniform score, and the same `failure_counts` counts the candidates scored
   above the reference (so a failure count is uniform on 0 .. K-1, K the candidates left after any
   exclusions). Its counts go through the same fitting code as the subject's.
-* A decay rate is **measured** when at least MIN_EVENTS_IN_RANGE events fall in the fitted range and
-  the estimate is not pinned at the estimator's floor (`rates.at_lower_bound`): a pinned rate is a
-  bound (the counts decay no faster than k^-1 there), not a value, and a random ranker sits there too.
+* A decay rate is **measured** when its bounded fit says so (`rates.is_measured`): at least
+  MIN_EVENTS_IN_RANGE events in the range [k_min, K - 1], an estimate inside the search range (not a
+  bound), and no truncated alternative fitting significantly better (stats.bounded_power_law).
+* A rate **decays** when its whole interval is above 0: a random ranker's counts are uniform (alpha = 0).
 * Orderings and "faster than" are judged with the bootstrap intervals the rates carry.
 """
 from __future__ import annotations
@@ -17,11 +18,8 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from intellimetry.survival.failure_counts import failure_counts
-from intellimetry.survival.rates import at_lower_bound, decay_rates
-
-# The discrete MLE's standard error is about (alpha - 1) / sqrt(n): with 50 events in the fitted range
-# it is 14 % of (alpha - 1), with fewer it cannot place a rate within a level one unit wide.
-MIN_EVENTS_IN_RANGE = 50
+from intellimetry.stats.bounded_power_law import MIN_EVENTS as MIN_EVENTS_IN_RANGE
+from intellimetry.survival.rates import decay_rates, is_measured
 CONTROL_STREAM = 32  # the control's generator: np.random.default_rng([CONTROL_STREAM, seed])
 NULL_SUBJECT = "a uniformly random ranker over the same candidates, for the same events"
 BLOCK_ELEMENTS = 2**22  # random scores held at once (4 M doubles = 32 MB)
@@ -65,22 +63,11 @@ def random_ranker_like(counts_by_model: Mapping, candidates: Mapping, rng: np.ra
             for model, by_set in counts_by_model.items()}
 
 
-def null_decay_rates(counts_by_set: Mapping, k_min: int, k_max: int, resamples: int,
+def null_decay_rates(counts_by_set: Mapping, k_min: int, support, resamples: int,
                      rng: np.random.Generator) -> dict:
-    """`rates.decay_rates` per test set, where a set whose counts cannot be fitted (a random ranker over
-    many candidates may put fewer than two distinct counts in the range) gets an unfitted row: no rate,
-    no level, `fitted` false. Such a rate is never Limited, decaying, measured or faster than another."""
-    rows = {}
-    for name, counts in counts_by_set.items():
-        counts = np.asarray(counts)
-        try:
-            rows[name] = {**decay_rates({name: counts}, k_min, k_max, resamples, rng)[name], "fitted": True}
-        except ValueError:
-            rows[name] = {"alpha": None, "ci_low": None, "ci_high": None, "level": None, "straddles": None,
-                          "events": int(counts.size), "k_min": k_min, "k_max": k_max, "fitted": False,
-                          "events_in_range": int(((counts >= k_min) & (counts <= k_max)).sum()),
-                          "first_try": float((counts == 0).mean()) if counts.size else 0.0}
-    return rows
+    """`rates.decay_rates` of a null subject's counts; a set it cannot fit (fewer than two distinct counts
+    in the range) gets a row with no rate and no level, never Limited, decaying or faster than another."""
+    return decay_rates(dict(counts_by_set), k_min, support, resamples, rng)
 
 
 def fitted(row: Mapping) -> bool:
@@ -106,18 +93,21 @@ def rate_rows(rates: Mapping) -> list[Mapping]:
 
 
 def measurement(rows: Iterable[Mapping], min_events: int = MIN_EVENTS_IN_RANGE) -> dict:
-    """Whether every rate was measured: the fewest events in a fitted range, how many rates sit at the
-    estimator's floor, and `measured` (at least `min_events` in every range and none at the floor)."""
+    """Whether every rate was measured: the fewest events in a fitted range, how many rates have each
+    status (`statuses`), and `measured` (every rate measured: enough events, not a bound, a power law
+    the truncated alternatives do not beat)."""
     rows = list(rows)
     if not rows:
         raise ValueError("no decay rates to judge")
     fewest = min(int(row["events_in_range"]) for row in rows)
-    unfitted = sum(not fitted(row) for row in rows)
-    at_floor = sum(fitted(row) and at_lower_bound(row["alpha"]) for row in rows)
-    off_floor = at_floor == 0 and unfitted == 0
+    statuses = {}
+    for row in rows:
+        statuses[row["status"]] = statuses.get(row["status"], 0) + 1
+    measured = all(is_measured(row) for row in rows)
     return {"rates": len(rows), "fewest_events_in_range": fewest, "min_events": min_events,
-            "at_floor": int(at_floor), "unfitted": int(unfitted), "off_floor": off_floor,
-            "enough_events": fewest >= min_events, "measured": fewest >= min_events and off_floor}
+            "statuses": statuses, "unfitted": int(sum(not fitted(row) for row in rows)),
+            "not_power_law": int(statuses.get("not a power law", 0)),
+            "enough_events": fewest >= min_events, "measured": measured and fewest >= min_events}
 
 
 def all_limited(rows: Iterable[Mapping]) -> bool:
@@ -126,9 +116,9 @@ def all_limited(rows: Iterable[Mapping]) -> bool:
 
 
 def all_decaying(rows: Iterable[Mapping]) -> bool:
-    """Whether every rate is above the estimator's floor: the counts decay measurably (a random
-    ranker's do not)."""
-    return all(fitted(row) and not at_lower_bound(row["alpha"]) for row in rows)
+    """Whether every rate's interval lies above 0: the counts fall with k measurably faster than a
+    uniformly random ranker's, which are flat (alpha = 0)."""
+    return all(fitted(row) and row["ci_low"] > 0 for row in rows)
 
 
 def faster_share(faster: Mapping, slower: Mapping, names: Sequence | None = None) -> dict:
