@@ -241,3 +241,22 @@ def rate_vs_size_panel(ax, line: dict, title: str, color: str = COLORS["ours"], 
     ax.set_ylabel("decay rate α")
     if line.get("slope") is not None:
         ax.legend(loc="upper left", fontsize=9, handlelength=1.2, title="slope of log α on log N", title_fontsize=9)
+
+
+def rate_vs_loss_panel(ax, members: list[dict], title: str, color: str = COLORS["ours"]) -> None:
+    """Each family member's general-domain decay rate (with its interval) against its held-out loss
+    (`study.member_rows`): what size bought, in both measures, side by side."""
+    fitted = [m for m in members if m["general_alpha"] is not None and m["validation_loss"] is not None]
+    loss = np.array([m["validation_loss"] for m in fitted], dtype=float)
+    alpha = np.array([m["general_alpha"] for m in fitted], dtype=float)
+    low = np.array([m["general_ci_low"] for m in fitted], dtype=float)
+    high = np.array([m["general_ci_high"] for m in fitted], dtype=float)
+    ax.errorbar(loss, alpha, yerr=[alpha - low, high - alpha], fmt="o", color=color, ms=4, capsize=2, lw=1)
+    for m, x, y in zip(fitted, loss, alpha):
+        ax.annotate(f"{m['non_embedding_params']:.0e}".replace("e+0", "e"), (x, y), xytext=(4, 4),
+                    textcoords="offset points", fontsize=7)
+    ax.invert_xaxis()  # lower loss (a better model) to the right
+    ax.set_xlabel("held-out loss (nats per token)")
+    ax.set_ylabel("decay rate α")
+    ax.set_title(title)
+
