@@ -1,6 +1,9 @@
 """The language experiments as functions the notebooks call (Figs. 6-13): failure counts of a model
 on documents or on a task's answers, cached by content so the figures that share a model and a test
 set score it once; decay rates and levels per test set; decay rate against model size per task.
+
+A language model ranks its whole vocabulary at every event, so its failure counts lie in [0, K-1] for
+a vocabulary of K tokens, and every decay rate of Figs. 6-10 is fitted on [k_min, K-1] (`subject_rates`).
 """
 from __future__ import annotations
 
@@ -15,8 +18,8 @@ from intellimetry.survival.failure_counts import failure_counts_from_embeddings
 from intellimetry.survival.language import corpora, family, scoring, tasks
 from intellimetry.survival.rates import (  # noqa: F401  (the notebooks call them through this module)
     alpha_span,
-    at_lower_bound,
     decay_rates,
+    is_measured,
     level_counts,
     levels,
     rising_share,
@@ -39,9 +42,9 @@ RECIPES = {"smoke": SMOKE_RECIPE, "quick": family.QUICK_RECIPE, "full": family.F
 # Our family learns from the train split of every corpus, so it is scored on all of them (test split).
 FAMILY_CORPORA = corpora.CORPORA
 SUBJECT_ROLES = ("pretrained", "ours")  # Figs. 6-11: the pretrained model, then our largest member
-RATE_KEYS = ("alpha", "ci_low", "ci_high", "level", "straddles", "events", "events_in_range", "first_try",
-             "log_binned_alpha", "log_binned_r2")
-CONTROL_KEYS = ("alpha", "ci_low", "ci_high", "level", "events", "events_in_range")
+RATE_KEYS = ("alpha", "ci_low", "ci_high", "level", "straddles", "status", "measured", "support", "k_min", "k_max",
+             "events", "events_in_range", "first_try", "log_binned_alpha", "log_binned_r2")
+CONTROL_KEYS = ("alpha", "ci_low", "ci_high", "level", "status", "support", "events", "events_in_range")
 # What the book states about each member's training (from its cache record).
 TRAINING_SUMMARY = ("steps", "tokens_seen", "train_seconds", "tokens_per_second", "final_train_loss",
                     "validation_loss", "trained_now")
@@ -211,64 +214,112 @@ def candidates(models: dict) -> dict:
     return {label: int(lm.model.get_output_embeddings().weight.shape[0]) for label, lm in models.items()}
 
 
+def subject_rates(models: dict, counts: dict, k_min: int, resamples: int, seed: int) -> dict:
+    """{model label: {test set: rate row}}: each model's counts fitted on [k_min, K-1], K its vocabulary
+    (`candidates`), every model with its own bootstrap generator from `seed`."""
+    vocabularies = candidates(models)
+    return {label: decay_rates(counts[label], k_min, vocabularies[label], resamples, np.random.default_rng(seed))
+            for label in models}
+
+
+def measured_only(rows: dict) -> dict:
+    """{set: row} with every rate that was not measured (too few events, a bound, not a power law) replaced
+    by a row with no rate, so a comparison counts it neither way (it stays inside the share's interval)."""
+    return {name: row if is_measured(row) else {**row, "alpha": None, "ci_low": None, "ci_high": None}
+            for name, row in rows.items()}
+
+
+def rate_summary(row: dict) -> str:
+    """A rate row in words for a page or a notebook's output: 'α = 1.32 [1.28, 1.36], measured'; a rate
+    that was not measured with its status and the events in range ('α = 2.10 [0.90, 3.40], too few events
+    (7 events in [5, 49151])'); 'no rate (too few events: 1 events in [5, 49151])' where none was fitted."""
+    fit_range = f"[{row['k_min']}, {row['k_max']}]"
+    if row["alpha"] is None:
+        found = row["bound"] or f"{row['events_in_range']} events in {fit_range}"
+        return f"no rate ({row['status']}: {found})"
+    rate = f"α = {row['alpha']:.2f} [{row['ci_low']:.2f}, {row['ci_high']:.2f}]"
+    if is_measured(row):
+        return f"{rate}, measured"
+    return f"{rate}, {row['status']} ({row['events_in_range']} events in {fit_range})"
+
+
 def claim_statistics(sizes: dict, vocabularies: dict, test_sets, rates: dict) -> dict:
     """What the language figures' verdicts read, for any subjects (ours or the control's) given their
-    sizes ({label: non-embedding parameters}), vocabularies and rates ({label: {set: row}}):
+    sizes ({label: non-embedding parameters}), vocabularies and rates ({label: {set: row}}, each fitted
+    on [k_min, K-1] of the model's vocabulary K):
 
-    * all_limited: every (model, set) rate fitted and Limited; all_decaying: every rate above the
-      estimator's floor (a random ranker's is not);
-    * larger_faster_share: the share of sets on which the larger model's rate is the higher, and its
-      interval from the rates' bootstrap intervals (`controls.faster_share`);
-    * measured: enough events in every fitted range, no rate at the floor, the fitted range inside
-      every model's candidates (a count can reach k_max), and every model's first guess right more
-      often than chance (one in its vocabulary)."""
+    * all_limited: every (model, set) rate fitted and Limited; all_decaying: every rate's interval above
+      0 (a uniformly random ranker's counts are flat, alpha about 0);
+    * larger_faster_share: the share of sets on which the larger model's measured rate is the higher, and
+      its interval from the rates' bootstrap intervals (`controls.faster_share`; a set where either rate
+      was not measured decides nothing and stays inside the interval);
+    * measured (`controls.measurement`): every rate measured (enough events in [k_min, K-1], not a bound,
+      not beaten by a truncated alternative), with the fewest events in range and the statuses; and every
+      model's first guess right more often than chance (one in its vocabulary)."""
     names = list(test_sets)
     by_size = sorted(sizes, key=sizes.get)
     smaller, larger = by_size[0], by_size[-1]
     rows = [rates[label][name] for label in sizes for name in names]
-    share = controls.faster_share(rates[larger], rates[smaller], names)
-    inside = all(rates[label][name]["k_max"] <= vocabularies[label] - 1 for label in sizes for name in names)
+    share = controls.faster_share(measured_only(rates[larger]), measured_only(rates[smaller]), names)
     above_chance = all(rates[label][name]["first_try"] > 1 / vocabularies[label] for label in sizes for name in names)
     return {"larger_model": larger, "smaller_model": smaller,
             "all_limited": controls.all_limited(rows), "all_decaying": controls.all_decaying(rows),
             "larger_faster_sets": share["sets"], "larger_faster_share": share["share"],
             "larger_faster_interval": share["interval"], "larger_faster_apart": share["apart_faster"],
-            "measured": {**controls.measurement(rows), "range_inside_candidates": inside,
-                         "above_chance": above_chance}}
+            "measured": {**controls.measurement(rows), "above_chance": above_chance}}
+
+
+def measured_levels(rates: dict) -> tuple[dict, dict]:
+    """({model: {set: level, or None where the rate was not measured}}, how many measured (model, set)
+    rates reach each level, with `unmeasured` beside them): a rate fitted to too few events or beaten by
+    an alternative places no subject at a level."""
+    measured = {label: {name: row for name, row in by_set.items() if is_measured(row)}
+                for label, by_set in rates.items()}
+    found = {label: {name: row["level"] if name in measured[label] else None for name, row in by_set.items()}
+             for label, by_set in rates.items()}
+    unmeasured = sum(len(by_set) - len(measured[label]) for label, by_set in rates.items())
+    return found, {**level_counts(measured), "unmeasured": unmeasured}
+
+
+def shown_rate(row: dict) -> dict:
+    """A rate row as a page shows it (RATE_KEYS): its level only where the rate was measured, and the
+    rate in words (`rate_summary`)."""
+    return {**{key: row[key] for key in RATE_KEYS}, "level": row["level"] if is_measured(row) else None,
+            "summary": rate_summary(row)}
 
 
 def comparison(models: dict, test_sets: dict, counts: dict, rates: dict) -> dict:
-    """The numbers a side-by-side figure quotes: models, test sets, rates, levels, and the claims'
-    statistics (`claim_statistics`)."""
+    """The numbers a side-by-side figure quotes: models, test sets, rates, the levels of the measured
+    rates, and the claims' statistics (`claim_statistics`)."""
     labels = list(models)
-    found = level_counts(rates)
+    found, counted = measured_levels(rates)
     roles = dict(zip(SUBJECT_ROLES, labels))  # stable keys for the book, whatever the models are called
     sizes = {label: models[label].non_embedding_params for label in labels}
     return {
         "subjects": roles, "models": model_rows(models),
         "by_subject": {role: {"model": model_rows({label: models[label]})[label],
-                              "rates": {name: {key: rates[label][name][key] for key in RATE_KEYS}
-                                        for name in test_sets},
+                              "rates": {name: shown_rate(rates[label][name]) for name in test_sets},
                               **alpha_span(rates[label])}
                        for role, label in roles.items()},
         "test_sets": {name: {"label": t.label, "kind": t.kind, "items": len(t.items), "description": t.description,
                              "notices": list(t.notices),
                              "events": {m: int(np.asarray(counts[m][name]).size) for m in labels}}
                       for name, t in test_sets.items()},
-        "rates": rates, "levels": levels(rates), "level_counts": found,
+        "rates": rates, "levels": found, "level_counts": counted,
         **claim_statistics(sizes, candidates(models), test_sets, rates),
     }
 
 
-def random_ranker_control(models: dict, test_sets: dict, counts: dict, k_min: int, k_max: int, resamples: int,
+def random_ranker_control(models: dict, test_sets: dict, counts: dict, k_min: int, resamples: int,
                           seed: int) -> dict:
     """The claim statistics of the figure's control: each model replaced by a uniformly random ranker
-    over its own vocabulary, for as many events on each set, fitted by the same code."""
+    over its own vocabulary K, for as many events on each set, fitted on [k_min, K-1] by the same code."""
     rng = controls.control_rng(seed)
     vocabularies = candidates(models)
     null = controls.random_ranker_like({label: {name: counts[label][name] for name in test_sets}
                                         for label in models}, vocabularies, rng)
-    rates = {label: controls.null_decay_rates(by_set, k_min, k_max, resamples, rng) for label, by_set in null.items()}
+    rates = {label: controls.null_decay_rates(by_set, k_min, vocabularies[label], resamples, rng)
+             for label, by_set in null.items()}
     sizes = {label: models[label].non_embedding_params for label in models}
     return {"subject": controls.NULL_SUBJECT,
             "rates": {label: {name: {key: row[key] for key in CONTROL_KEYS} for name, row in by_set.items()}
@@ -290,32 +341,36 @@ def family_counts(ours: list, test_sets: dict, *, min_prefix: int, max_tokens: i
 
 
 def family_lines(ours: list, rates: dict) -> dict:
-    """Per test set on which every member's rate was fitted: the log-log line of α on non-embedding
-    size (`rates.size_scaling`), the fewest events any member has in the fitted range, and whether the
-    line is measured (no rate at the estimator's floor, at least `controls.MIN_EVENTS_IN_RANGE` events
-    in every member's range)."""
-    names = [name for name in next(iter(rates.values()))
-             if all(controls.fitted(rates[lm.name][name]) for lm in ours)]
-    alphas = {lm.name: {name: rates[lm.name][name]["alpha"] for name in names} for lm in ours}
-    lines = size_scaling(alphas, {lm.name: lm.non_embedding_params for lm in ours})
-    for name, line in lines.items():
-        line["fewest_events_in_range"] = fewest = min(int(rates[lm.name][name]["events_in_range"]) for lm in ours)
-        # measured: no member's rate at the estimator's floor, and enough events in every member's range
-        line["measured"] = line["measured"] and fewest >= controls.MIN_EVENTS_IN_RANGE
-    return lines
+    """Per test set: the log-log line of α on non-embedding size over the family (`rates.size_scaling`:
+    slope with its interval, p, R², each member's rate, interval and status), `measured` only when every
+    member's rate is measured and positive (a line through bounds or rejected laws measures nothing)."""
+    return size_scaling({lm.name: rates[lm.name] for lm in ours}, {lm.name: lm.non_embedding_params for lm in ours})
 
 
-def family_scaling(ours: list, test_sets: dict, *, min_prefix: int, max_tokens: int, k_min: int, k_max: int,
+def family_scaling(ours: list, test_sets: dict, *, min_prefix: int, max_tokens: int, k_min: int,
                    resamples: int, seed: int) -> tuple[dict, dict]:
     """Our family on every test set plus the pooled writing domains ("general"): each member's decay
-    rates, and per test set the log-log line of α on non-embedding size."""
+    rates on its whole vocabulary, and per test set the log-log line of α on non-embedding size."""
     counts = family_counts(ours, test_sets, min_prefix=min_prefix, max_tokens=max_tokens)
-    rates = {label: decay_rates(by_set, k_min, k_max, resamples, np.random.default_rng(seed))
+    vocabularies = candidates({lm.name: lm for lm in ours})
+    rates = {label: decay_rates(by_set, k_min, vocabularies[label], resamples, np.random.default_rng(seed))
              for label, by_set in counts.items()}
     return rates, family_lines(ours, rates)
 
 
-def family_control(ours: list, rates: dict, *, k_min: int, k_max: int, resamples: int, seed: int) -> dict:
+def member_rows(ours: list, rates: dict) -> list[dict]:
+    """Per member, smallest first: its sizes and vocabulary, its training record (steps, tokens, time,
+    validation loss) and its general-domain decay rate with interval and status, side by side."""
+    rows = []
+    for lm in ours:
+        general = rates[lm.name][GENERAL]
+        rows.append({**model_rows({lm.name: lm})[lm.name], **{key: lm.record.get(key) for key in TRAINING_SUMMARY},
+                     **{f"general_{key}": general[key] for key in ("alpha", "ci_low", "ci_high", "status",
+                                                                     "events_in_range")}})
+    return rows
+
+
+def family_control(ours: list, rates: dict, *, k_min: int, resamples: int, seed: int) -> dict:
     """Fig. 12's statistics for the control: every member replaced by a uniformly random ranker over
     its vocabulary, for as many events on each test set as the member had (`rates`, from
     `family_scaling`; the general domain pooled from the writing domains' as for ours), fitted and
@@ -327,37 +382,57 @@ def family_control(ours: list, rates: dict, *, k_min: int, k_max: int, resamples
             for lm in ours}
     for by_set in null.values():
         by_set[GENERAL] = np.concatenate([by_set[name] for name in WRITING_LABELS if name in by_set])
-    null_rates = {label: controls.null_decay_rates(by_set, k_min, k_max, resamples, rng)
+    null_rates = {label: controls.null_decay_rates(by_set, k_min, vocabularies[label], resamples, rng)
                   for label, by_set in null.items()}
     lines = family_lines(ours, null_rates)
-    return {"subject": controls.NULL_SUBJECT, "family_general": lines[GENERAL], "rising": rising_share(lines)}
+    return {"subject": controls.NULL_SUBJECT, "family_general": lines[GENERAL], "rising": rising_share(lines),
+            "general_alphas": lines[GENERAL]["alphas"]}
 
 
 def family_prediction(line: dict, timeline, hardware) -> tuple:
-    """The paper's extrapolation applied to our family's line on one test set: (fit, values), with
-    the size, year and cost at which α reaches 2 and 3, and how many decades beyond our largest
-    member that is (None when α does not rise with size, so no size reaches the levels)."""
+    """The paper's extrapolation applied to our family's line on one test set: (fit or None, values), with
+    the size, year and cost at which α reaches 2 and 3, and how many decades beyond our largest member
+    that is; no extrapolation unless every member's rate is measured and α rises with size."""
     from intellimetry.survival.study import levels_reached
 
-    fit = fit_scaling(line["sizes"], line["alphas"])
     largest = max(line["sizes"])
-    measured = fit.slope > 0 and not line["censored"]
-    values = {"members": len(line["sizes"]), "fit": fit.as_dict(), "decades_measured": line["decades"],
-              "largest_params": largest, "censored": line["censored"], "rises": fit.slope > 0,
-              "reaches_levels": measured}
-    if measured:
+    fit = fit_scaling(line["sizes"], line["alphas"]) if line["slope"] is not None else None
+    rises = fit is not None and fit.slope > 0
+    values = {"members": len(line["sizes"]), "fit": None if fit is None else fit.as_dict(),
+              "decades_measured": line["decades"], "largest_params": largest, "unmeasured": line["unmeasured"],
+              "statuses": line["statuses"], "measured": line["measured"], "rises": rises,
+              "reaches_levels": bool(line["measured"] and rises)}
+    if values["reaches_levels"]:
         for name, row in levels_reached(fit, timeline, hardware).items():
             values[name] = {**row, "decades_extrapolated": float(np.log10(row["params"] / largest))}
     values["summary"] = prediction_summary(values)
     return fit, values
 
 
+def line_summary(line: dict) -> str:
+    """A size line in one sentence, whatever the run found (the book quotes it)."""
+    members = len(line["sizes"])
+    kinds = sorted({status for status in line["statuses"] if status != "measured"})
+    if line["slope"] is None:
+        return (f"no log-log line: some of the {members} members' rates have no positive value "
+                f"({', '.join(kinds) or 'a rate at or below zero'})")
+    interval = line["slope_interval"]
+    spread = f" [{interval[0]:+.4f}, {interval[1]:+.4f}]" if interval else ""
+    rates = ("every member's rate measured" if line["measured"] else
+             f"{line['unmeasured']} of the {members} members' rates not measured ({', '.join(kinds)})")
+    return (f"log10 α rises {line['slope']:+.4f}{spread} per decade of parameters (p = {line['p']:.2g}, "
+            f"R² = {line['r2']:.2f}) over {line['decades']:.1f} decades; {rates}")
+
+
 def prediction_summary(values: dict) -> str:
     """The extrapolation in one sentence, whatever the run found (the book quotes it)."""
-    if values["censored"]:
-        return (f"the decay rates of {values['censored']} of our {values['members']} members sit at the "
-                "estimator's lower bound (a decay no faster than k^-1 over the fitted range), so there is "
-                "no measured line to extend")
+    if values["fit"] is None:
+        return (f"a member's decay rate was not fitted or not positive ({', '.join(values['statuses'])}), "
+                "so there is no log-log line to extend")
+    if not values["measured"]:
+        kinds = sorted({s for s in values["statuses"] if s != "measured"})
+        return (f"{values['unmeasured']} of our {values['members']} members' rates are not measured "
+                f"({', '.join(kinds)}), so the line (slope {values['fit']['slope']:+.3f}) is not extended")
     if not values["reaches_levels"]:
         return (f"α does not rise with size over our {values['members']} members "
                 f"(slope {values['fit']['slope']:+.3f}), so no size reaches the Capable or Autonomous level")
