@@ -11,6 +11,7 @@ Autonomous below.
 from __future__ import annotations
 
 import math
+import textwrap
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
@@ -228,7 +229,7 @@ def rate_vs_size_panel(ax, line: dict, title: str, color: str = COLORS["ours"], 
     if line.get("slope") is not None:
         grid = np.geomspace(sizes.min(), sizes.max(), 20)
         ax.plot(grid, 10 ** (line["intercept"] + line["slope"] * np.log10(grid)), "--", color=color, lw=1,
-                label=f"{name}{line['slope']:+.3f} (p {line['p']:.2f})")
+                label=textwrap.fill(f"{name}{line['slope']:+.3f} (p {line['p']:.2f})", 34))
     ax.set_xscale("log")
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.yaxis.set_major_formatter(FormatStrFormatter("%.2f"))
@@ -240,7 +241,8 @@ def rate_vs_size_panel(ax, line: dict, title: str, color: str = COLORS["ours"], 
     ax.set_xlabel(size_label)
     ax.set_ylabel("decay rate α")
     if line.get("slope") is not None:
-        ax.legend(loc="upper left", fontsize=9, handlelength=1.2, title="slope of log α on log N", title_fontsize=9)
+        ax.legend(loc="upper left", fontsize=7 if series else 9, handlelength=1.2, title="slope of log α on log N",
+                  title_fontsize=8 if series else 9)
 
 
 def rate_vs_loss_panel(ax, members: list[dict], title: str, color: str = COLORS["ours"]) -> None:
