@@ -97,15 +97,24 @@ def judged(item_id, values):
     return verdicts.judge(ITEMS[item_id]["criterion"], values)[0]
 
 
-def test_chance_level_guessers_cannot_order_the_digit_classifiers():
+def test_chance_level_guessers_fail_the_digit_classifiers_claim():
     rng = np.random.default_rng(3)
     runs = {kind: (rng.integers(0, 10, size=(2, 1000)), [0.5, 0.5]) for kind in ("linear", "mlp", "cnn")}
-    control = chance_control(runs, 10, 1, 9, 20, seed=0)
-    assert judged("fig02", control) != verdicts.HOLDS  # three identical guessers: no ordering
-    # a known ordered case holds: rates apart in the paper's order
-    results = {kind: {**row(a, a - 0.05, a + 0.05, 200), "accuracy": 0.9}
-               for kind, a in (("linear", 1.2), ("mlp", 1.5), ("cnn", 2.5))}
-    assert judged("fig02", {"judged": judged_statistics(results, 10)}) == verdicts.HOLDS
+    control = chance_control(runs, 10, 1, 50, seed=0)
+    rates = control["judged"]["alpha_by_model"]
+    # flat counts on the ten classes' support: alpha near 0, measured, Limited, not decaying
+    assert all(abs(alpha) < 0.2 for alpha in rates.values()) and control["judged"]["measured"]["measured"]
+    assert set(control["judged"]["levels"].values()) == {"Limited"} and not control["judged"]["all_decaying"]
+    assert judged("fig02", control) == verdicts.FAILS
+    # a known ordered case of decaying, measured rates holds
+    results = {kind: {**row(a, a - 0.05, a + 0.05, 200), "status": "measured", "accuracy": 0.9}
+               for kind, a in (("linear", 0.6), ("mlp", 1.5), ("cnn", 2.5))}
+    values = {"judged": judged_statistics(results, 10), "control": control}
+    assert verdicts.verdict(ITEMS["fig02"], values)["verdict"] == verdicts.REPRODUCED
+    # a rate that is not a power law leaves the verdict inconclusive
+    results["mlp"]["status"] = "not a power law"
+    record = verdicts.verdict(ITEMS["fig02"], {"judged": judged_statistics(results, 10), "control": control})
+    assert record["verdict"] == verdicts.INCONCLUSIVE and "every decay rate measured" in record["reason"]
 
 
 def test_random_rankers_fail_the_vision_claim():
@@ -118,6 +127,7 @@ def test_random_rankers_fail_the_vision_claim():
                              for name, params in (("d4", 800), ("d16", 7000))}}
     control = vision.random_ranker_control(members, {"classification": 100, "retrieval": 200}, 20, seed=0)
     assert control["all_limited"] and not control["all_decaying"]  # Limited, but no decay to measure
+    assert control["measured"]["measured"] and control["classification"]["size_gain_measured"]  # alpha ~ 0
     assert judged("fig03", control) == verdicts.FAILS
 
 

@@ -16,12 +16,15 @@ from intellimetry.survival.study import (
     alpha_by_model,
     estimator_cell,
     estimator_table,
+    fitted_law,
+    judged_statistics,
     level_rows,
     levels_match,
     levels_reached,
     model_decay_rates,
     paper_style_fit,
     rate_table_summary,
+    rate_text,
     sidecar_key,
     simulate_subjects,
     worst_bias,
@@ -54,19 +57,57 @@ def test_model_decay_rates_by_hand():
     failures = np.array([[1, 1, 2, 0, 1], [1, 3, 1, 0, 1]])  # 2 seeds × 5 test events
     runs = {"mlp": (failures, [0.5, 0.75])}
     paper = {"mlp": {"name": "MLP", "paper_level": "Capable"}}
-    result = model_decay_rates(runs, paper, 2, 1, 9, 10, np.random.default_rng(0))["mlp"]
+    result = model_decay_rates(runs, paper, 2, 1, 10, 10, np.random.default_rng(0))["mlp"]  # ten classes
     assert result["accuracy"] == 0.625 and result["accuracy_sd"] == 0.125
     assert result["events_per_seed"] == 5 and result["mean_failures"] == 1.1
     assert result["frequency"] == {"k1": 3.0, "k2": 0.5, "k3": 0.5}  # counts 6, 1, 1 over two seeds
     assert (result["name"], result["paper_level"]) == ("MLP", "Capable")
-    expected = estimate_decay_rate(failures.ravel(), 1, 9, 10, np.random.default_rng(0))
+    expected = estimate_decay_rate(failures.ravel(), 1, 10, 10, np.random.default_rng(0))
     assert {k: result[k] for k in expected} == expected
+    assert (result["support"], result["k_max"]) == (10, 9)  # fitted on the classes' whole support
 
 
 def test_alpha_by_model_is_what_the_ranking_criterion_reads():
     results = {"linear": {"alpha": 2.6, "name": "Linear"}, "mlp": {"alpha": 2.0}, "cnn": {"alpha": 3}}
     assert alpha_by_model(results) == {"linear": 2.6, "mlp": 2.0, "cnn": 3.0}
     assert list(alpha_by_model(results)) == ["linear", "mlp", "cnn"]
+    assert alpha_by_model({**results, "cnn": {"alpha": None}})["cnn"] is None  # no rate fitted: none shown
+
+
+def _rate(alpha, low, high, status="measured", events=200):
+    return {"alpha": alpha, "ci_low": low, "ci_high": high, "status": status, "events_in_range": events,
+            "level": None if alpha is None else "Limited", "accuracy": 0.9}
+
+
+def test_the_ranking_reads_unfitted_rates_as_zero_and_says_they_were_not_measured():
+    rows = {"linear": _rate(0.4, 0.3, 0.5), "mlp": _rate(1.5, 1.4, 1.6, "not a power law"),
+            "cnn": _rate(None, None, None, "too few events", events=12)}
+    judged = judged_statistics(rows, 10)
+    assert judged["alpha_by_model"] == {"linear": 0.4, "mlp": 1.5, "cnn": 0.0}
+    assert judged["alpha_intervals"]["cnn"] == [0.0, 0.0] and judged["alpha_intervals"]["mlp"] == [1.4, 1.6]
+    assert judged["statuses"] == {"linear": "measured", "mlp": "not a power law", "cnn": "too few events"}
+    assert not judged["all_decaying"] and not judged["measured"]["measured"]
+    assert judged["measured"]["fewest_events_in_range"] == 12 and judged["measured"]["above_chance"]
+    decaying = judged_statistics({"linear": _rate(0.4, 0.3, 0.5), "mlp": _rate(1.5, 1.4, 1.6)}, 10)
+    assert decaying["all_decaying"] and decaying["measured"]["measured"]
+    flat = judged_statistics({"linear": _rate(0.02, -0.05, 0.09), "mlp": _rate(1.5, 1.4, 1.6)}, 10)
+    assert not flat["all_decaying"]  # an interval reaching 0: counts that need not fall at all
+
+
+def test_a_fitted_law_spreads_its_events_over_the_fitted_range():
+    law = fitted_law({"alpha": 0.5, "events_in_range": 300, "k_min": 1, "k_max": 9})
+    k = np.arange(1, 10)
+    assert law.expected_count(k).sum() == pytest.approx(300)
+    assert law.expected_count(1) / law.expected_count(4) == pytest.approx(2.0)  # 4^0.5
+    flat = fitted_law({"alpha": 0.0, "events_in_range": 90, "k_min": 1, "k_max": 9})
+    assert np.allclose(flat.expected_count(k), 10.0)
+
+
+def test_rate_text_gives_a_value_only_where_one_was_fitted():
+    assert rate_text({**_rate(1.234, 1.1, 1.35), "level": "Limited"}) == "α = 1.23 [1.10, 1.35], Limited"
+    assert rate_text(_rate(0.8, 0.7, 0.9, "not a power law")) == "α = 0.80 [0.70, 0.90], not a power law"
+    assert rate_text({**_rate(None, None, None, "bound"), "bound": "alpha >= 20"}) == "no rate: bound (alpha >= 20)"
+    assert rate_text(_rate(None, None, None, "too few events")) == "no rate: too few events"
 
 
 def _summary():

@@ -9,7 +9,7 @@ from intellimetry.images import SHAPES, TEXTURES, make_shapes
 from intellimetry.survival.vision import classifiers, retrieval
 from intellimetry.survival.vision.captions import caption, captions, position_phrase, tokenize, vocabulary
 from intellimetry.survival.vision.data import ShapeSet
-from intellimetry.survival.vision.study import rises_with_size
+from intellimetry.survival.vision.study import size_gain, task_summary
 
 RADII = (0.1, 0.3)
 
@@ -148,8 +148,31 @@ def test_retrieval_failures_count_images_scored_above_the_captioned_one():
 
 # --------------------------------------------------------------------------- the criterion's reading
 
-def test_rises_with_size_needs_a_positive_slope_and_a_measured_largest_rate():
-    line = {"slope": 0.05, "sizes": [1e3, 1e4, 1e5], "alphas": [1.1, 1.2, 1.3]}
-    assert rises_with_size(line)
-    assert not rises_with_size({**line, "slope": -0.05})
-    assert not rises_with_size({**line, "alphas": [1.1, 1.2, 1.0001]})  # largest pinned at the lower bound
+def _rate(alpha, low, high, params, status="measured"):
+    return {"alpha": alpha, "ci_low": low, "ci_high": high, "status": status, "params": params}
+
+
+def test_the_size_gain_uses_measured_rates_only():
+    rows = {"small": _rate(0.5, 0.4, 0.6, 1000), "mid": _rate(0.7, 0.6, 0.8, 5000),
+            "large": _rate(0.9, 0.85, 0.95, 9000)}
+    gain = size_gain(rows)
+    assert (gain["smallest"], gain["largest"], gain["size_gain_measured"]) == ("small", "large", True)
+    assert gain["size_gain"] == pytest.approx(0.4) and gain["size_gain_interval"] == pytest.approx([0.25, 0.55])
+    for status in ("not a power law", "too few events"):
+        unmeasured = size_gain({**rows, "large": _rate(0.9, 0.85, 0.95, 9000, status)})
+        assert not unmeasured["size_gain_measured"]
+        assert (unmeasured["size_gain"], unmeasured["size_gain_interval"]) == (0.0, [0.0, 0.0])
+    bound = size_gain({**rows, "small": _rate(None, None, None, 1000, "bound")})  # no rate at all
+    assert not bound["size_gain_measured"] and bound["size_gain"] == 0.0
+
+
+def test_a_task_is_fitted_on_its_whole_support():
+    rng = np.random.default_rng(0)
+    members = {name: {"failures": np.minimum(rng.zipf(1.6, 3000) - 1, 199), "params": params,
+                      "record": {"trained_now": False}} for name, params in (("a", 100), ("b", 1000), ("c", 10000))}
+    summary = task_summary(members, "retrieval", 200, 20, np.random.default_rng(1))
+    assert (summary["support"], summary["k_max"], summary["k_min"]) == (200, 199, 1)
+    assert all(row["support"] == 200 and row["k_max"] == 199 for row in summary["models"].values())
+    assert summary["rises_with_size"] is summary["scaling"]["rises"]
+    with pytest.raises(ValueError, match="must lie in"):  # a count beyond the support is an error, not clipped
+        task_summary({"a": {**members["a"], "failures": np.array([0, 1, 250])}}, "retrieval", 200, 20, rng)

@@ -3,6 +3,8 @@ decay rates, classifiers' decay rates on digits, the estimator study's table, an
 prediction's levels, each returning the numbers the book quotes."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from intellimetry.stats import fit_discrete_power_law, sample_discrete_power_law
@@ -51,15 +53,17 @@ def failures_by_model(models, data: dict, seeds, n_folds: int, epochs: int, mode
             for kind in tqdm(models, desc="models", disable=not progress)}
 
 
-def model_decay_rates(runs: dict, paper: dict, n_seeds: int, k_min: int, k_max: int, resamples: int,
+def model_decay_rates(runs: dict, paper: dict, n_seeds: int, k_min: int, n_classes: int, resamples: int,
                       rng: np.random.Generator) -> dict[str, dict]:
     """Per model kind: accuracy over seeds, the frequency of each failure count averaged over seeds
-    (as the paper plots it), and the decay rate with its bootstrap interval and level over all
-    seeds' events, beside the paper's level. Kinds run in `runs` order, drawing from one generator."""
+    (as the paper plots it), and the decay rate over all seeds' events on the counts' support (a
+    classifier over `n_classes` classes makes 0 .. n_classes - 1 failures: fitted on [k_min,
+    n_classes - 1]) with its bootstrap interval, status and level, beside the paper's level. Kinds run
+    in `runs` order, drawing from one generator."""
     results = {}
     for kind, (failures, accuracies) in runs.items():
         k, counts = frequency_table(failures.ravel())
-        estimate = estimate_decay_rate(failures.ravel(), k_min, k_max, resamples, rng)
+        estimate = estimate_decay_rate(failures.ravel(), k_min, n_classes, resamples, rng)
         results[kind] = {
             "name": paper[kind]["name"], "paper_level": paper[kind]["paper_level"],
             "accuracy": float(np.mean(accuracies)), "accuracy_sd": float(np.std(accuracies)),
@@ -70,37 +74,78 @@ def model_decay_rates(runs: dict, paper: dict, n_seeds: int, k_min: int, k_max: 
     return results
 
 
-def alpha_by_model(results: dict) -> dict[str, float]:
-    """{model kind: fitted decay rate}, the statistic the paper's ranking (linear < MLP < CNN) is judged on."""
-    return {kind: float(row["alpha"]) for kind, row in results.items()}
+def alpha_by_model(results: dict) -> dict[str, float | None]:
+    """{model kind: fitted decay rate}, None where no rate was fitted (too few events, a bound)."""
+    return {kind: None if row["alpha"] is None else float(row["alpha"]) for kind, row in results.items()}
 
 
 def class_count(data: dict) -> int:
-    """The classes a digit domain's classifiers rank: the candidates of every test event."""
+    """The classes a digit domain's classifiers rank: the candidates of every test event (the support K)."""
     return int(np.max(data["train"][1])) + 1
+
+
+def ranking(rows: dict) -> dict:
+    """What the ranking criterion reads: {kind: rate} and {kind: [low, high]}; a rate that was not fitted
+    enters as 0 in [0, 0] (the item's `measured` condition then makes the verdict inconclusive)."""
+    fitted = {kind: controls.fitted(row) for kind, row in rows.items()}
+    return {"alpha_by_model": {kind: float(row["alpha"]) if fitted[kind] else 0.0 for kind, row in rows.items()},
+            "alpha_intervals": {kind: controls.interval(row) if fitted[kind] else [0.0, 0.0]
+                                for kind, row in rows.items()},
+            "levels": {kind: row["level"] for kind, row in rows.items()},
+            "statuses": {kind: row["status"] for kind, row in rows.items()},
+            "all_decaying": controls.all_decaying(rows.values())}
 
 
 def judged_statistics(results: dict, n_classes: int) -> dict:
     """What the Fig. 2 verdict reads on the judged domain: each model's decay rate and its bootstrap
-    interval, its level, and whether the rates were measured (enough events in the range, none at the
-    estimator's floor, every model above chance accuracy)."""
+    interval, its level and status, whether every rate decays (interval above 0, where a chance-level
+    guesser's flat counts sit), and whether the rates were measured (every bounded fit measured: enough
+    events in the range, not a bound, a power law no truncated alternative beats; and every model above
+    chance accuracy)."""
     lowest = min(float(row["accuracy"]) for row in results.values())
-    return {"alpha_by_model": alpha_by_model(results), "alpha_intervals": controls.intervals(results),
-            "levels": {kind: row["level"] for kind, row in results.items()},
+    return {**ranking(results),
             "measured": {**controls.measurement(results.values()), "lowest_accuracy": lowest,
                          "chance": 1 / n_classes, "above_chance": lowest > 1 / n_classes}}
 
 
-def chance_control(runs: dict, n_classes: int, k_min: int, k_max: int, resamples: int, seed: int) -> dict:
+def chance_control(runs: dict, n_classes: int, k_min: int, resamples: int, seed: int) -> dict:
     """The Fig. 2 statistics for the control (under `judged`, as ours): each classifier replaced by a
-    guesser that ranks the classes uniformly at random, on as many test events, fitted by the same code."""
+    guesser that ranks the `n_classes` classes uniformly at random, on as many test events, fitted by the
+    same code on the same support (its counts are flat: alpha near 0, Limited, not decaying)."""
     rng = controls.control_rng(seed)
     rows = {kind: estimate_decay_rate(controls.random_ranker_counts(n_classes, rng, n_events=failures.size),
-                                      k_min, k_max, resamples, rng)
+                                      k_min, n_classes, resamples, rng)
             for kind, (failures, _) in runs.items()}
     return {"subject": "a guesser ranking the classes uniformly at random, for the same test events",
-            "judged": {"alpha_by_model": alpha_by_model(rows), "alpha_intervals": controls.intervals(rows),
-                       "levels": {kind: row["level"] for kind, row in rows.items()}}}
+            "judged": {**ranking(rows), "measured": controls.measurement(rows.values())}}
+
+
+def fitted_law(row: dict) -> "FittedLaw":
+    """A fitted rate row as a curve `plots.draw_power_law` draws: the bounded law k^-alpha normalised over
+    [k_min, k_max] and scaled to the row's events in that range (any alpha: the support is finite)."""
+    return FittedLaw(float(row["alpha"]), int(row["events_in_range"]), int(row["k_min"]), int(row["k_max"]))
+
+
+@dataclass(frozen=True)
+class FittedLaw:
+    alpha: float
+    n: int
+    k_min: int
+    k_max: int
+
+    def expected_count(self, k):
+        """Events expected at failure count k: n k^-alpha / sum of j^-alpha over [k_min, k_max]."""
+        norm = float(np.sum(np.arange(self.k_min, self.k_max + 1, dtype=float) ** -self.alpha))
+        return self.n * np.asarray(k, float) ** -self.alpha / norm
+
+
+def rate_text(row: dict) -> str:
+    """A rate row in words for a panel title: "α = 1.23 [1.10, 1.35], Limited" when measured, else the
+    value (if any) and its status ("α = 0.80 [...], not a power law"; "no rate: too few events")."""
+    if row["alpha"] is None:
+        return f"no rate: {row['status']}" + (f" ({row['bound']})" if row.get("bound") else "")
+    text = f"α = {row['alpha']:.2f} [{row['ci_low']:.2f}, {row['ci_high']:.2f}]"
+    return f"{text}, {row['level']}" if row["status"] == "measured" else f"{text}, {row['status']}"
 
 
 # --------------------------------------------------------------------------- Figure 11: estimator study table
