@@ -210,9 +210,17 @@ def test_random_rankers_fail_the_search_claim():
 
     collections = {"python-titles": toy("python-titles", 300, 400, 0), "python-faq": toy("python-faq", 300, 400, 1)}
     counts = {model: {task: np.zeros(400, dtype=int) for task in collections} for model in ("BM25", "small", "large")}
-    control = search.random_ranker_control(collections, counts, 1, 100, 20, seed=0)
-    assert control["measured"]["tasks_present"] and not control["all_decaying"]
+    control = search.random_ranker_control(collections, counts, 1, 20, seed=0)
+    # fitted on each task's 300 documents: flat counts, alpha near 0, measured, Limited and not decaying
+    assert control["measured"]["tasks_present"] and control["measured"]["measured"]
+    assert control["all_limited"] and not control["all_decaying"]
+    assert all(abs(alpha) < 0.2 for alpha in control["alpha_max"].values())
     assert judged("fig04", control) == verdicts.FAILS
+    # retrievers whose measured rates (below 1 allowed) rise along the model order, the titles fastest, hold
+    ours = {model: {"python-titles": {**row(0.8 + step, 0.75 + step, 0.85 + step), "status": "measured"},
+                    "python-faq": {**row(0.5 + step, 0.45 + step, 0.55 + step), "status": "measured"}}
+            for model, step in (("BM25", 0.0), ("small", 0.2), ("large", 0.4))}
+    assert judged("fig04", search.claims(ours, collections)) == verdicts.HOLDS
 
 
 def test_random_rankers_fail_the_recommendation_claim():
@@ -224,9 +232,17 @@ def test_random_rankers_fail_the_recommendation_claim():
     log = logs.InteractionLog("hand", "hand-made", "test", logs.REAL, sequences, np.arange(2000))
     splits = {"hand": logs.leave_one_out(log)}
     counts = {model: {"hand": np.zeros(600, dtype=int)} for model in ("popularity", "sasrec_16")}
-    control = recommendation.random_ranker_control(splits, counts, 5, 1000, 20, seed=0)
-    assert control["all_limited"] and not control["all_decaying"]  # Limited and far from Capable, not decaying
+    control = recommendation.random_ranker_control(splits, counts, 5, 20, seed=0)
+    # fitted on the 2,000-item catalogue: flat counts, alpha near 0, measured; Limited and far from Capable,
+    # but not decaying
+    assert control["all_limited"] and not control["all_decaying"] and control["measured"]["measured"]
+    assert abs(control["alpha_min"]) < 0.2 and abs(control["alpha_max"]) < 0.2
+    assert not control["all_above_chance"] and 0 < control["chance_alpha"]["hand"] < 0.01  # 5 of 2,000 items seen
     assert judged("fig05", control) == verdicts.FAILS
+    # recommenders whose rates (below 1, measured) sit above chance and far below 2 hold
+    ours = {model: {"hand": {**row(0.6, 0.55, 0.65, 500), "status": "measured", "log_binned_alpha": 0.5}}
+            for model in counts}
+    assert judged("fig05", recommendation.claim_statistics(ours, splits, control["chance_alpha"])) == verdicts.HOLDS
 
 
 def test_a_family_of_random_rankers_fails_the_size_claim():

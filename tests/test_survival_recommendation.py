@@ -9,6 +9,8 @@ import pandas as pd
 import pytest
 import torch
 
+from intellimetry.stats.bounded_power_law import SEARCH_RANGE
+from intellimetry.survival import controls
 from intellimetry.survival.recommendation import logs, models, study
 from intellimetry.survival.recommendation.logs import InteractionLog, LogModel, build_log, leave_one_out
 
@@ -190,17 +192,56 @@ def test_a_cached_model_is_loaded_not_retrained(tmp_path):
 def test_claim_statistics_use_the_real_logs_only():
     real, generated = HAND, logs.generate_log(LogModel(users=10, items=40, clusters=4, mean_length=6), 0)
     splits = {"real": leave_one_out(real), "generated": leave_one_out(generated)}
-    rates = {"m": {"real": {"alpha": 1.5, "ci_high": 1.8, "level": "Limited", "log_binned_alpha": 1.4,
-                            "events_in_range": 60},
-                   "generated": {"alpha": 2.5, "ci_high": 2.9, "level": "Capable", "log_binned_alpha": 2.4,
-                                 "events_in_range": 10}}}
-    stats = study.claim_statistics(rates, splits)
-    assert stats["real_sets"] == ["real"] and stats["all_limited"] and stats["alpha_ci_high_max"] == 1.8
-    assert stats["log_binned_max"] == 1.4 and not stats["all_at_lower_bound"] and stats["all_decaying"]
-    # measured over the real log only: its 60 events in range, its rate off the floor
+    rates = {"m": {"real": {"alpha": 0.6, "ci_low": 0.4, "ci_high": 0.8, "level": "Limited", "status": "measured",
+                            "log_binned_alpha": 0.5, "events_in_range": 60},
+                   "generated": {"alpha": 2.5, "ci_low": 2.2, "ci_high": 2.9, "level": "Capable",
+                                 "status": "too few events", "log_binned_alpha": 2.4, "events_in_range": 10}}}
+    chance = {"real": 0.05, "generated": 0.05}
+    stats = study.claim_statistics(rates, splits, chance)
+    assert stats["real_sets"] == ["real"] and stats["all_limited"] and stats["alpha_ci_high_max"] == 0.8
+    assert stats["log_binned_max"] == 0.5 and stats["all_decaying"]  # a rate below 1 decays: its interval is above 0
+    assert stats["all_above_chance"] and stats["chance_alpha"] == {"real": 0.05}
+    assert not study.claim_statistics(rates, splits, {"real": 0.45, "generated": 0.0})["all_above_chance"]
+    # measured over the real log only: its 60 events in range, its status measured
     assert stats["measured"]["fewest_events_in_range"] == 60 and stats["measured"]["measured"]
     with pytest.raises(ValueError, match="real logs"):
-        study.claim_statistics(rates, {"generated": splits["generated"]})
+        study.claim_statistics(rates, {"generated": splits["generated"]}, chance)
+
+
+def test_a_rate_not_fitted_is_unmeasured_and_its_upper_bound_unknown():
+    splits = {"real": leave_one_out(HAND)}
+    rates = {"m": {"real": {"alpha": None, "ci_low": None, "ci_high": None, "level": None, "status": "bound",
+                            "log_binned_alpha": None, "events_in_range": 80}},
+             "n": {"real": {"alpha": 0.02, "ci_low": -0.05, "ci_high": 0.09, "level": "Limited", "status": "measured",
+                            "log_binned_alpha": 0.1, "events_in_range": 80}}}
+    stats = study.claim_statistics(rates, splits, {"real": 0.0})
+    assert stats["alpha_ci_high_max"] == SEARCH_RANGE[1]  # no interval: it cannot be shown below 2
+    assert stats["alpha_max"] == stats["alpha_min"] == 0.02 and stats["log_binned_min"] == 0.1
+    assert not stats["all_limited"] and not stats["all_decaying"] and not stats["measured"]["measured"]
+    assert stats["measured"]["statuses"] == {"bound": 1, "measured": 1}
+
+
+def test_the_chance_rate_is_a_random_rankers_rate_over_the_unseen_items():
+    rng = np.random.default_rng(3)
+    # 50 items; histories of 1 to 40 items, so long histories cut a random ranker's counts short
+    sequences = [rng.choice(50, size=rng.integers(2, 42), replace=False) for _ in range(300)]
+    split = leave_one_out(hand_log(sequences, 50))
+    chance = study.chance_rate(split, 1)
+    repeats = 100  # every user many times: the sample's rate is the chance rate up to a little noise
+    reference = np.tile(split.targets, repeats)
+    counts = controls.random_ranker_counts(50, rng, reference=reference, mask=list(split.histories) * repeats)
+    sampled = study.rates_by_model({"null": {"s": counts}}, 1, 50, 20, 0)["null"]["s"]["alpha"]
+    assert chance > 0.2 and abs(sampled - chance) < 0.03
+    short = leave_one_out(hand_log([s[:2] for s in sequences], 50))  # one item of history each
+    assert 0 < study.chance_rate(short, 1) < 0.05 < chance  # barely tilted
+
+
+def test_rates_are_fitted_on_the_catalogue():
+    split = leave_one_out(HAND)
+    assert study.supports({"hand": split}) == {"hand": HAND.n_items}
+    counts = {"m": {"hand": np.arange(HAND.n_items)}}
+    row = study.rates_by_model(counts, 1, study.supports({"hand": split}), 5, 0)["m"]["hand"]
+    assert row["support"] == HAND.n_items and row["k_max"] == HAND.n_items - 1
 
 
 def test_the_figure_text_is_readable_at_the_books_width():
@@ -212,7 +253,7 @@ def test_the_figure_text_is_readable_at_the_books_width():
     rng = np.random.default_rng(0)
     counts = {key: {"generated": rng.zipf(1.5, size=60) % 200} for key in specs}
     records = {key: {"generated": {"non_embedding_params": 100 * (i + 1)}} for i, key in enumerate(specs)}
-    rates = study.rates_by_model(counts, 1, 100, 5, 0)
+    rates = study.rates_by_model(counts, 1, 200, 5, 0)
     fig = study.recommendation_figure(specs, splits, counts, rates, study.size_lines(specs, rates, records),
                                       study.log_binned_size_lines(specs, rates, records))
     assert shown_text_px(fig, 1.0) >= 8.5

@@ -283,8 +283,13 @@ def test_manpage_parts_are_the_names_and_the_description():
 
 # ----------------------------------------------------------------------------- claims
 
-def rate(alpha, level="Limited", half=0.01, events=60):
-    return {"alpha": alpha, "level": level, "ci_low": alpha - half, "ci_high": alpha + half, "events_in_range": events}
+def rate(alpha, level="Limited", half=0.01, events=60, status="measured"):
+    return {"alpha": alpha, "level": level, "ci_low": alpha - half, "ci_high": alpha + half, "events_in_range": events,
+            "status": status}
+
+
+UNFITTED = {"alpha": None, "level": None, "ci_low": None, "ci_high": None, "events_in_range": 3,
+            "status": "too few events"}
 
 
 def test_claims_read_levels_order_and_the_title_task():
@@ -309,7 +314,33 @@ def test_claims_read_levels_order_and_the_title_task():
     assert found["level_counts"] == {"Limited": 8, "Capable": 1, "Autonomous": 0}
 
 
-def test_a_step_onto_the_estimators_lower_bound_is_no_rise():
-    assert study.rises([1.0001, 1.2, 1.5])
-    assert not study.rises([1.0001, 1.0001 + 1e-6])
-    assert not study.rises([1.3, 1.3])
+def test_a_rise_needs_measured_rates_whose_intervals_are_apart():
+    assert study.rises([rate(0.4), rate(0.9), rate(1.5)])  # rates below 1 are values now
+    assert not study.rises([rate(1.2, half=0.1), rate(1.25, half=0.1)])  # the intervals overlap
+    assert not study.rises([rate(1.3), rate(1.3)])
+    assert not study.rises([rate(0.4), rate(1.5, status="not a power law")])  # apart, but one is not measured
+    assert not study.rises([rate(1.3)])
+
+
+def test_a_rate_not_fitted_leaves_the_margins_undefined_and_the_run_unmeasured():
+    rates = {"BM25": {"python-titles": rate(1.3), "python-faq": rate(1.2), "manpages": rate(1.5)},
+             "L6": {"python-titles": rate(1.8), "python-faq": dict(UNFITTED), "manpages": rate(1.6)}}
+    found = study.claims(rates, rates["BM25"])
+    assert found["rise"] == 0 and found["rise_interval"] == [0.0, 0.0]  # an undefined margin, never a number
+    assert found["largest_over_simplest_interval"] == [0.0, 0.0] and not found["largest_beats_bm25_on_main_tasks"]
+    assert found["alpha_max"]["python-faq"] == 1.2  # the largest fitted rate
+    assert not found["all_decaying"] and not found["all_limited"]
+    assert found["measured"]["statuses"] == {"measured": 5, "too few events": 1} and not found["measured"]["measured"]
+
+
+def test_rates_are_fitted_on_each_tasks_documents():
+    small = collection(ANIMALS, ["cat", "dogs"], [0, 1])
+    large = collection(ANIMALS * 40, ["cat", "dogs"], [0, 1])
+    assert study.supports({"small": small, "large": large}) == {"small": 3, "large": 120}
+    rng = np.random.default_rng(0)
+    counts = {"m": {"small": rng.integers(0, 3, 500), "large": rng.integers(0, 120, 500)}}
+    rates = study.rates_by_model(counts, 1, study.supports({"small": small, "large": large}), 20, 0)
+    assert rates["m"]["small"]["k_max"] == 2 and rates["m"]["large"]["k_max"] == 119
+    assert abs(rates["m"]["large"]["alpha"]) < 0.15 and rates["m"]["large"]["ci_low"] < 0  # flat: alpha near 0
+    with pytest.raises(ValueError, match="must lie in"):
+        study.rates_by_model(counts, 1, 100, 20, 0)  # a count of 119 cannot come from 100 documents
