@@ -230,17 +230,14 @@ def measured_only(rows: dict) -> dict:
 
 
 def rate_summary(row: dict) -> str:
-    """A rate row in words for a page or a notebook's output: 'α = 1.32 [1.28, 1.36], measured'; a rate
-    that was not measured with its status and the events in range ('α = 2.10 [0.90, 3.40], too few events
-    (7 events in [5, 49151])'); 'no rate (too few events: 1 events in [5, 49151])' where none was fitted."""
-    fit_range = f"[{row['k_min']}, {row['k_max']}]"
+    """A rate row in words for a page or a notebook's output, with its status and the events in its
+    range: 'α = 1.32 [1.28, 1.36], measured (140 events in [5, 49151])', 'α = 2.10 [0.90, 3.40], too few
+    events (7 events in [5, 49151])', or 'no rate (too few events: 1 events in [5, 49151])' where none was
+    fitted."""
+    found = f"{row['events_in_range']} events in [{row['k_min']}, {row['k_max']}]"
     if row["alpha"] is None:
-        found = row["bound"] or f"{row['events_in_range']} events in {fit_range}"
-        return f"no rate ({row['status']}: {found})"
-    rate = f"α = {row['alpha']:.2f} [{row['ci_low']:.2f}, {row['ci_high']:.2f}]"
-    if is_measured(row):
-        return f"{rate}, measured"
-    return f"{rate}, {row['status']} ({row['events_in_range']} events in {fit_range})"
+        return f"no rate ({row['status']}: {row['bound'] or found})"
+    return f"α = {row['alpha']:.2f} [{row['ci_low']:.2f}, {row['ci_high']:.2f}], {row['status']} ({found})"
 
 
 def claim_statistics(sizes: dict, vocabularies: dict, test_sets, rates: dict) -> dict:
