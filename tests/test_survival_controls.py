@@ -7,10 +7,9 @@ import numpy as np
 import pytest
 
 from intellimetry import verdicts
-from intellimetry.stats import sample_discrete_power_law
 from intellimetry.stats.powerlaw_fit import ALPHA_RANGE
 from intellimetry.survival import controls
-from intellimetry.survival.fit_quality import attainable_r2, sample_truncated_power_law
+from intellimetry.survival.fit_quality import attainable_r2, line_fit_quality, sample_truncated_power_law
 from intellimetry.survival.language import study as language
 from intellimetry.survival.rates import decay_rates
 from intellimetry.survival.study import chance_control, judged_statistics, paper_family_line, paper_prediction
@@ -149,10 +148,24 @@ def test_random_rankers_fail_the_language_claims():
 def test_a_random_rankers_line_fit_fails_the_fit_quality_claim():
     rng = np.random.default_rng(6)
     null = {"m": {name: controls.random_ranker_counts(2048, rng, n_events=400) for name in ("x", "y")}}
-    assert judged("fig11", {"lm_fit": language.fit_quality(null, 5, 1000, 10)}) == verdicts.FAILS
-    power = {"m": {"x": sample_discrete_power_law(1.5, 200000, rng)}}
-    fitted = language.fit_quality(power, 5, 1000, 10)
+    found = line_fit_quality(null, {"m": 2048}, 5, 1000, 10, 50)
+    assert judged("fig11", {"lm_fit": found}) == verdicts.FAILS
+    assert found["fits"]["m"]["x"]["bounded"]["support"] == 2048 and found["fits"]["m"]["x"]["k_max"] == 1000
+    power = {"m": {"x": sample_truncated_power_law(1.5, 200000, 1, 2047, rng)}}
+    fitted = line_fit_quality(power, {"m": 2048}, 5, 1000, 10, 50)
     assert judged("fig11", {"lm_fit": fitted}) == verdicts.HOLDS and fitted["measured"]["attainable"]
+    assert fitted["bounded"]["measured"] and abs(fitted["fits"]["m"]["x"]["bounded"]["alpha"] - 1.5) < 0.02
+
+
+def test_the_line_on_a_flat_decay_plot_is_measured_now_that_rates_below_one_are_values():
+    # a decay slower than k^-1 used to sit at the package's floor (1.0001) and leave Fig. 11 unmeasured;
+    # the bounded MLE on the line's range is a value, and the attainable R² is simulated at it
+    rng = np.random.default_rng(7)
+    slow = {"m": {"x": sample_truncated_power_law(0.6, 50000, 1, 49151, rng)}}
+    fitted = line_fit_quality(slow, {"m": 49152}, 5, 1000, 10, 50)
+    row = fitted["fits"]["m"]["x"]
+    assert abs(row["mle_alpha"] - 0.6) < 0.05 and abs(row["bounded"]["alpha"] - 0.6) < 0.02
+    assert row["ls_alpha"] == pytest.approx(0.6, abs=0.1) and fitted["measured"]["attainable"]
 
 
 # --------------------------------------------------------------------------- pinned estimates are inconclusive

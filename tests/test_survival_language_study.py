@@ -3,7 +3,6 @@ import numpy as np
 import pytest
 
 from intellimetry import verdicts
-from intellimetry.stats import sample_discrete_power_law
 from intellimetry.stats.bounded_power_law import sample_bounded_power_law
 from intellimetry.survival.language import scoring, study
 from intellimetry.survival.scaling import Hardware, Timeline
@@ -177,10 +176,13 @@ def test_comparison_counts_limited_pairs_and_where_the_larger_model_decays_faste
 
 
 def test_fit_quality_of_a_clean_power_law_is_near_perfect():
-    counts = sample_discrete_power_law(2.0, 200000, np.random.default_rng(2))
-    quality = study.fit_quality({"m": {"s": counts}}, 1, 100, 10)
+    from intellimetry.survival.fit_quality import line_fit_quality
+
+    counts = sample_bounded_power_law(2.0, 200000, 1, 2047, np.random.default_rng(2))
+    quality = line_fit_quality({"m": {"s": counts}}, {"m": 2048}, 1, 100, 10, 50)
     assert quality["lowest_r2"] > 0.98
     assert abs(quality["fits"]["m"]["s"]["mle_alpha"] - 2.0) < 0.05
+    assert quality["fits"]["m"]["s"]["bounded"]["status"] == "measured"
 
 
 def line_of(small_alpha, large_alpha):

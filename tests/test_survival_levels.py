@@ -54,14 +54,35 @@ def test_level_scale_marks_each_subject_at_its_rates():
 
 
 def test_decay_rate_estimate_covers_a_known_alpha_and_names_the_level():
-    import numpy as np
-
-    from intellimetry.stats import sample_discrete_power_law
+    from intellimetry.stats.bounded_power_law import sample_bounded_power_law
     from intellimetry.survival import estimate_decay_rate
 
-    failures = np.concatenate([np.zeros(3000, int), sample_discrete_power_law(2.5, 20_000, np.random.default_rng(3))])
+    # a subject ranking 1,000 candidates: 3,000 successes at the first try, 20,000 counts on [1, 999]
+    failures = np.concatenate([np.zeros(3000, int), sample_bounded_power_law(2.5, 20_000, 1, 999,
+                                                                                np.random.default_rng(3))])
     result = estimate_decay_rate(failures, 1, 1000, resamples=40, rng=np.random.default_rng(0))
     assert result["ci_low"] < 2.5 < result["ci_high"] and result["ci_high"] - result["ci_low"] < 0.1
-    assert result["level"] == "Capable" and not result["straddles"]
-    assert result["events"] == 23_000 and result["events_in_range"] <= 20_000
+    assert result["level"] == "Capable" and not result["straddles"] and result["status"] == "measured"
+    assert result["events"] == 23_000 and result["events_in_range"] == 20_000
+    assert result["support"] == 1000 and result["k_max"] == 999
     assert abs(result["log_binned_alpha"] - 2.5) < 0.2 and result["log_binned_r2"] > 0.95
+
+
+def test_a_count_outside_the_support_is_refused():
+    from intellimetry.survival import estimate_decay_rate
+
+    with pytest.raises(ValueError, match="must lie in \\[0, 9\\]"):
+        estimate_decay_rate(np.array([0, 3, 10]), 1, 10, resamples=10, rng=np.random.default_rng(0))
+
+
+def test_the_levels_of_the_synthetic_subjects_need_a_measured_rate():
+    from intellimetry.survival.study import level_rows, levels_match, simulate_subjects
+
+    true_alpha = {"limited": 1.5, "capable": 2.5, "autonomous": 3.5}
+    reference = {level: {"condition": level} for level in true_alpha}
+    failures, fits = simulate_subjects(true_alpha, 5000, 1000, 50, np.random.default_rng(0))
+    assert all(sample.min() >= 1 and sample.max() <= 1000 for sample in failures.values())
+    rows = level_rows(true_alpha, fits, reference)
+    assert levels_match(rows) and rows["capable"]["support"] == 1001 and rows["capable"]["level_fit"] == "Capable"
+    unmeasured = {**rows, "capable": {**rows["capable"], "status": "not a power law", "level_fit": None}}
+    assert not levels_match(unmeasured)  # a rate the fit refuses places no subject at its level

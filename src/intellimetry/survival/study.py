@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from intellimetry.stats import fit_discrete_power_law, sample_discrete_power_law
+from intellimetry.stats.bounded_power_law import sample_bounded_power_law
 from intellimetry.survival import controls
 from intellimetry.survival.decay_rate import estimate_decay_rate, frequency_table
 from intellimetry.survival.fit_quality import ESTIMATORS
@@ -16,27 +16,39 @@ from intellimetry.survival.levels import THRESHOLDS, classify_level
 # --------------------------------------------------------------------------- Figure 1: simulated subjects
 
 
-def simulate_subjects(true_alpha: dict, n_events: int, k_max: int, rng: np.random.Generator) -> tuple[dict, dict]:
-    """Failure counts of one subject per level drawn at its decay rate (in `true_alpha`'s order, from
-    one generator) and each one's discrete MLE fit on 1 <= k <= k_max: (failures, fits)."""
-    failures = {level: sample_discrete_power_law(alpha, n_events, rng) for level, alpha in true_alpha.items()}
-    fits = {level: fit_discrete_power_law(sample, k_min=1, k_max=k_max) for level, sample in failures.items()}
+def simulate_subjects(true_alpha: dict, n_events: int, k_max: int, resamples: int,
+                      rng: np.random.Generator) -> tuple[dict, dict]:
+    """Failure counts of one subject per level, each ranking K = k_max + 1 candidates (failures in
+    0 .. k_max): `n_events` counts drawn from P(k) ∝ k^-alpha on [1, k_max] at its decay rate, in
+    `true_alpha`'s order from one generator; and each one's rate by the chapter's instrument, the bounded
+    fit on [1, K-1] with its bootstrap interval and status (`decay_rate.estimate_decay_rate`): (failures,
+    fits). Drawn on the support, not from an unbounded zipf law cut at k_max, so the fit is the chapter's
+    own on the counts' true support."""
+    failures = {level: sample_bounded_power_law(alpha, n_events, 1, k_max, rng) for level, alpha in true_alpha.items()}
+    fits = {level: estimate_decay_rate(sample, 1, k_max + 1, resamples, rng) for level, sample in failures.items()}
     return failures, fits
 
 
 def level_rows(true_alpha: dict, fits: dict, reference: dict) -> dict[str, dict]:
-    """Per subject: the paper's condition, the drawn and the fitted α with its standard error, the gap,
-    and the level each implies (does the fit land on the level it was drawn at?)."""
-    return {level: {"paper_condition": reference[level]["condition"], "alpha_true": true_alpha[level],
-                    "alpha_fit": fit.alpha, "alpha_se": fit.sigma, "gap": fit.alpha - true_alpha[level],
-                    "level_true": classify_level(true_alpha[level]), "level_fit": classify_level(fit.alpha),
-                    "events_in_range": fit.n}
-            for level, fit in fits.items()}
+    """Per subject: the paper's condition, the drawn and the fitted α with its bootstrap interval and
+    status, the gap, and the level each implies (does the fit land on the level it was drawn at?); the
+    fitted level is None where the rate was not measured."""
+    rows = {}
+    for level, fit in fits.items():
+        measured = fit["status"] == "measured"
+        rows[level] = {"paper_condition": reference[level]["condition"], "alpha_true": true_alpha[level],
+                       "alpha_fit": fit["alpha"], "ci_low": fit["ci_low"], "ci_high": fit["ci_high"],
+                       "ci_level": fit["ci_level"], "status": fit["status"], "support": fit["support"],
+                       "gap": fit["alpha"] - true_alpha[level] if fit["alpha"] is not None else None,
+                       "level_true": classify_level(true_alpha[level]),
+                       "level_fit": fit["level"] if measured else None, "straddles": fit["straddles"],
+                       "events_in_range": fit["events_in_range"]}
+    return rows
 
 
 def levels_match(rows: dict) -> bool:
-    """Whether every fitted decay rate implies the level its subject was drawn at."""
-    return all(r["level_true"] == r["level_fit"] for r in rows.values())
+    """Whether every decay rate was measured and implies the level its subject was drawn at."""
+    return all(r["status"] == "measured" and r["level_true"] == r["level_fit"] for r in rows.values())
 
 
 # --------------------------------------------------------------------------- Figure 2: classifiers on digits

@@ -439,54 +439,31 @@ def prediction_summary(values: dict) -> str:
             f"over {values['decades_measured']:.1f} decades")
 
 
-NEAR_PERFECT_R2 = 0.95  # the Fig. 11 criterion's reading of "R² very close to 1" (items.yaml, fig11)
-ATTAINABLE_REPLICATES = 20  # exact power-law samples per (model, set) for the attainable R²
+def fit_quality(models: dict, counts: dict, k_min: int, k_max: int, bins_per_decade: int, resamples: int,
+                seed: int = 0) -> dict:
+    """Fig. 11 on real LM counts, keyed by subject role (SUBJECT_ROLES, in `models` order): the paper's
+    least-squares line over [k_min, k_max] with its R² and attainable R², beside the bounded fit on each
+    model's whole vocabulary [k_min, K-1] and its words (`fit_quality.line_fit_quality`, `rate_summary`)."""
+    from intellimetry.survival.fit_quality import line_fit_quality
+
+    roles = dict(zip(SUBJECT_ROLES, models))
+    vocabularies = candidates(models)
+    found = line_fit_quality({role: counts[label] for role, label in roles.items()},
+                             {role: vocabularies[label] for role, label in roles.items()},
+                             k_min, k_max, bins_per_decade, resamples, seed)
+    for by_set in found["fits"].values():
+        for row in by_set.values():
+            row["bounded"]["summary"] = rate_summary(row["bounded"])
+    return found
 
 
-def fit_quality(counts_by_model: dict, k_min: int, k_max: int, bins_per_decade: int, seed: int = 0) -> dict:
-    """The paper's style of fit on real LM counts: per model and test set, least squares on
-    log-binned frequencies over [k_min, k_max] (slope and R²) beside the discrete MLE, and the R² an
-    exact power law of the MLE's rate reaches with as many events in the range (`attainable_r2`); the
-    lowest R² over all of them (the paper reports R² close to 1 on every panel), and whether the fit
-    was measured: enough events in every range, no MLE rate at the estimator's floor, and enough events
-    that an exact power law would reach NEAR_PERFECT_R2 (a set no line can be fitted to gets R² 0)."""
-    rng = np.random.default_rng([controls.CONTROL_STREAM + 1, seed])
-    rows = {model: {name: _fit_row(counts, k_min, k_max, bins_per_decade, rng) for name, counts in by_set.items()}
-            for model, by_set in counts_by_model.items()}
-    flat = [row for by_set in rows.values() for row in by_set.values()]
-    attainable = min(row["attainable_r2"] for row in flat)
-    fewest = min(row["events_in_range"] for row in flat)
-    at_floor = sum(row["mle_alpha"] is None or at_lower_bound(row["mle_alpha"]) for row in flat)
-    return {"fits": rows, "lowest_r2": min(r["r2"] for r in flat),
-            "k_min": k_min, "k_max": k_max, "bins_per_decade": bins_per_decade,
-            "measured": {"lowest_attainable_r2": attainable, "attainable": attainable > NEAR_PERFECT_R2,
-                         "fewest_events_in_range": fewest, "enough_events": fewest >= controls.MIN_EVENTS_IN_RANGE,
-                         "at_floor": int(at_floor), "off_floor": at_floor == 0}}
-
-
-def _fit_row(counts, k_min: int, k_max: int, bins_per_decade: int, rng: np.random.Generator) -> dict:
-    from intellimetry.stats import fit_discrete_power_law, fit_log_binned
-    from intellimetry.survival.fit_quality import attainable_r2
-
-    counts = np.asarray(counts)
-    events = int(((counts >= k_min) & (counts <= k_max)).sum())
-    try:
-        line = fit_log_binned(counts, k_min, k_max, bins_per_decade)
-        mle = fit_discrete_power_law(counts, k_min, k_max).alpha
-    except ValueError:  # fewer than two distinct counts in the range: no line, no rate
-        return {"ls_alpha": None, "r2": 0.0, "points": 0, "mle_alpha": None, "k_min": k_min, "k_max": k_max,
-                "events_in_range": events, "attainable_r2": 0.0}
-    return {"ls_alpha": line.alpha, "r2": line.r2, "points": line.points, "mle_alpha": mle, "k_min": k_min,
-            "k_max": k_max, "events_in_range": events,
-            "attainable_r2": attainable_r2(mle, events, k_min, k_max, bins_per_decade, ATTAINABLE_REPLICATES, rng)}
-
-
-def fit_quality_control(models: dict, counts_by_model: dict, k_min: int, k_max: int, bins_per_decade: int,
+def fit_quality_control(models: dict, counts: dict, k_min: int, k_max: int, bins_per_decade: int, resamples: int,
                         seed: int = 0) -> dict:
-    """`fit_quality` for the control: each model ({label: model}, keyed in `counts_by_model` by the same
-    labels) replaced by a uniformly random ranker over its vocabulary, for as many events per set."""
-    null = controls.random_ranker_like(counts_by_model, candidates(models), controls.control_rng(seed))
-    return {"subject": controls.NULL_SUBJECT, "lm_fit": fit_quality(null, k_min, k_max, bins_per_decade, seed)}
+    """`fit_quality` for the control: each model ({label: model}, its counts in `counts` under the same
+    label) replaced by a uniformly random ranker over its vocabulary, for as many events per set."""
+    null = controls.random_ranker_like(counts, candidates(models), controls.control_rng(seed))
+    return {"subject": controls.NULL_SUBJECT,
+            "lm_fit": fit_quality(models, null, k_min, k_max, bins_per_decade, resamples, seed)}
 
 
 def recipe_plan(recipe: str) -> dict:
