@@ -95,3 +95,16 @@ def test_decay_rates_fit_on_the_support_and_refuse_counts_beyond_it():
         decay_rates({"s": counts}, 1, 40, 50, rng)
     empty = decay_rates({"s": np.zeros(30, dtype=int)}, 5, 1000, 10, rng)["s"]
     assert empty["alpha"] is None and empty["status"] == "too few events" and empty["level"] is None
+
+
+def test_a_rate_in_words_gives_a_value_only_where_one_was_fitted_and_bounds_as_bounds():
+    from intellimetry.survival.decay_rate import describe_rate
+
+    base = {"events_in_range": 140, "k_min": 5, "k_max": 49151, "bound": None}
+    assert describe_rate({**base, "alpha": 1.234, "ci_low": 1.1, "ci_high": 1.35, "status": "measured",
+                          "level": "Limited"}) == "α = 1.23 [1.10, 1.35], measured, Limited (140 events in [5, 49151])"
+    # an unmeasured rate gets no level; an interval end at the search range's end is a bound
+    assert describe_rate({**base, "alpha": 2.01, "ci_low": 1.42, "ci_high": 20.0, "status": "too few events",
+                          "level": "Capable"}) == "α = 2.01 [1.42, ≥ 20], too few events (140 events in [5, 49151])"
+    assert describe_rate({**base, "alpha": None, "ci_low": None, "ci_high": None, "status": "bound",
+                          "bound": "alpha >= 20"}) == "no rate: bound, alpha >= 20 (140 events in [5, 49151])"

@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from intellimetry.stats import fit_discrete_power_law, sample_discrete_power_law
 from intellimetry.survival import Hardware, Timeline, estimate_decay_rate
 from intellimetry.survival.study import (
     against_claims,
@@ -18,39 +17,13 @@ from intellimetry.survival.study import (
     estimator_table,
     fitted_law,
     judged_statistics,
-    level_rows,
-    levels_match,
     levels_reached,
     model_decay_rates,
     paper_style_fit,
     rate_table_summary,
-    rate_text,
     sidecar_key,
-    simulate_subjects,
     worst_bias,
 )
-
-
-def test_simulated_subjects_are_drawn_in_order_from_one_generator_and_fitted():
-    true_alpha = {"limited": 1.5, "autonomous": 3.5}
-    failures, fits = simulate_subjects(true_alpha, 20000, 1000, np.random.default_rng(4))
-    rng = np.random.default_rng(4)
-    for level, alpha in true_alpha.items():
-        np.testing.assert_array_equal(failures[level], sample_discrete_power_law(alpha, 20000, rng))
-        assert fits[level] == fit_discrete_power_law(failures[level], k_min=1, k_max=1000)
-        assert fits[level].alpha == pytest.approx(alpha, abs=0.1)
-
-
-def test_level_rows_by_hand():
-    fits = {"capable": SimpleNamespace(alpha=2.4, sigma=0.01, n=900),
-            "autonomous": SimpleNamespace(alpha=2.9, sigma=0.02, n=800)}
-    reference = {"capable": {"condition": "2 < α ≤ 3"}, "autonomous": {"condition": "α > 3"}}
-    rows = level_rows({"capable": 2.5, "autonomous": 3.5}, fits, reference)
-    assert rows["capable"] == {"paper_condition": "2 < α ≤ 3", "alpha_true": 2.5, "alpha_fit": 2.4, "alpha_se": 0.01,
-                               "gap": pytest.approx(-0.1), "level_true": "Capable", "level_fit": "Capable",
-                               "events_in_range": 900}
-    assert rows["autonomous"]["level_true"] == "Autonomous" and rows["autonomous"]["level_fit"] == "Capable"
-    assert not levels_match(rows) and levels_match({"capable": rows["capable"]})
 
 
 def test_model_decay_rates_by_hand():
@@ -101,13 +74,6 @@ def test_a_fitted_law_spreads_its_events_over_the_fitted_range():
     assert law.expected_count(1) / law.expected_count(4) == pytest.approx(2.0)  # 4^0.5
     flat = fitted_law({"alpha": 0.0, "events_in_range": 90, "k_min": 1, "k_max": 9})
     assert np.allclose(flat.expected_count(k), 10.0)
-
-
-def test_rate_text_gives_a_value_only_where_one_was_fitted():
-    assert rate_text({**_rate(1.234, 1.1, 1.35), "level": "Limited"}) == "α = 1.23 [1.10, 1.35], Limited"
-    assert rate_text(_rate(0.8, 0.7, 0.9, "not a power law")) == "α = 0.80 [0.70, 0.90], not a power law"
-    assert rate_text({**_rate(None, None, None, "bound"), "bound": "alpha >= 20"}) == "no rate: bound (alpha >= 20)"
-    assert rate_text(_rate(None, None, None, "too few events")) == "no rate: too few events"
 
 
 def _summary():

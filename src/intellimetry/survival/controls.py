@@ -17,9 +17,10 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from intellimetry.survival.failure_counts import failure_counts
 from intellimetry.stats.bounded_power_law import MIN_EVENTS as MIN_EVENTS_IN_RANGE
+from intellimetry.survival.failure_counts import failure_counts
 from intellimetry.survival.rates import decay_rates, is_measured
+
 CONTROL_STREAM = 32  # the control's generator: np.random.default_rng([CONTROL_STREAM, seed])
 NULL_SUBJECT = "a uniformly random ranker over the same candidates, for the same events"
 BLOCK_ELEMENTS = 2**22  # random scores held at once (4 M doubles = 32 MB)

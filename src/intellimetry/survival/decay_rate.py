@@ -12,7 +12,7 @@ import numpy as np
 
 from intellimetry.checks import check_int
 from intellimetry.stats import fit_log_binned
-from intellimetry.stats.bounded_power_law import fit_bounded_power_law
+from intellimetry.stats.bounded_power_law import SEARCH_RANGE, fit_bounded_power_law
 from intellimetry.survival.levels import classify_interval
 
 
@@ -42,4 +42,20 @@ def estimate_decay_rate(failures, k_min: int, support: int, resamples: int, rng:
         line = {"log_binned_alpha": None, "log_binned_r2": None}
     levels = (classify_interval(fit.alpha, fit.ci_low, fit.ci_high) if fitted
               else {"level": None, "low_level": None, "high_level": None, "straddles": None})
-    return {**fit.as_dict(), "support": int(support), "events": int(failures.size), **levels, **line}
+    row = {**fit.as_dict(), "support": int(support), "events": int(failures.size), **levels, **line}
+    return {**row, "summary": describe_rate(row)}
+
+
+def describe_rate(row: dict) -> str:
+    """A rate row in words, safe to print whatever the fit found: 'α = 1.32 [1.28, 1.36], measured,
+    Limited (140 events in [5, 49151])'; an interval end at the search range's end is written as the bound
+    it is ('[1.42, ≥ 20]'); the level only for a measured rate; 'no rate: bound, alpha >= 20 (3 events in
+    [5, 999])' where none was fitted."""
+    found = f"{row['events_in_range']} events in [{row['k_min']}, {row['k_max']}]"
+    if row["alpha"] is None:
+        return f"no rate: {row['status']}" + (f", {row['bound']}" if row.get("bound") else "") + f" ({found})"
+    low, high = SEARCH_RANGE
+    low_text = f"≤ {low:g}" if row["ci_low"] <= low else f"{row['ci_low']:.2f}"
+    high_text = f"≥ {high:g}" if row["ci_high"] >= high else f"{row['ci_high']:.2f}"
+    level = f", {row['level']}" if row["status"] == "measured" and row.get("level") else ""
+    return f"α = {row['alpha']:.2f} [{low_text}, {high_text}], {row['status']}{level} ({found})"

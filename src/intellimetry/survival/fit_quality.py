@@ -72,7 +72,7 @@ NEAR_PERFECT_R2 = 0.95  # the Fig. 11 criterion's reading of "R² very close to 
 ATTAINABLE_REPLICATES = 20  # exact power-law samples per (subject, set) for the attainable R²
 LINE_STREAM = 33  # the attainable R²'s and the fits' generator: np.random.default_rng([LINE_STREAM, seed])
 BOUNDED_KEYS = ("alpha", "ci_low", "ci_high", "ci_level", "status", "level", "bound", "support", "k_min", "k_max",
-                "events", "events_in_range")
+                "events", "events_in_range", "summary")
 
 
 def line_fit_quality(counts_by_subject: dict, supports: dict, k_min: int, k_max: int, bins_per_decade: int,

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 
 from intellimetry.survival.decay_rate import estimate_decay_rate
-from intellimetry.survival.levels import classify_level
 from intellimetry.survival.scaling import fit_scaling
 
 

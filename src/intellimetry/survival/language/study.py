@@ -14,6 +14,7 @@ import numpy as np
 
 from intellimetry.cache import ModelCache, TrainingCode
 from intellimetry.survival import controls
+from intellimetry.survival.decay_rate import describe_rate
 from intellimetry.survival.failure_counts import failure_counts_from_embeddings
 from intellimetry.survival.language import corpora, family, scoring, tasks
 from intellimetry.survival.rates import (  # noqa: F401  (the notebooks call them through this module)
@@ -44,7 +45,7 @@ FAMILY_CORPORA = corpora.CORPORA
 SUBJECT_ROLES = ("pretrained", "ours")  # Figs. 6-11: the pretrained model, then our largest member
 RATE_KEYS = ("alpha", "ci_low", "ci_high", "level", "straddles", "status", "measured", "support", "k_min", "k_max",
              "events", "events_in_range", "first_try", "log_binned_alpha", "log_binned_r2")
-CONTROL_KEYS = ("alpha", "ci_low", "ci_high", "level", "status", "support", "events", "events_in_range")
+CONTROL_KEYS = ("alpha", "ci_low", "ci_high", "level", "status", "support", "events", "events_in_range", "summary")
 # What the book states about each member's training (from its cache record).
 TRAINING_SUMMARY = ("steps", "tokens_seen", "train_seconds", "tokens_per_second", "final_train_loss",
                     "validation_loss", "trained_now")
@@ -229,17 +230,6 @@ def measured_only(rows: dict) -> dict:
             for name, row in rows.items()}
 
 
-def rate_summary(row: dict) -> str:
-    """A rate row in words for a page or a notebook's output, with its status and the events in its
-    range: 'α = 1.32 [1.28, 1.36], measured (140 events in [5, 49151])', 'α = 2.10 [0.90, 3.40], too few
-    events (7 events in [5, 49151])', or 'no rate (too few events: 1 events in [5, 49151])' where none was
-    fitted."""
-    found = f"{row['events_in_range']} events in [{row['k_min']}, {row['k_max']}]"
-    if row["alpha"] is None:
-        return f"no rate ({row['status']}: {row['bound'] or found})"
-    return f"α = {row['alpha']:.2f} [{row['ci_low']:.2f}, {row['ci_high']:.2f}], {row['status']} ({found})"
-
-
 def claim_statistics(sizes: dict, vocabularies: dict, test_sets, rates: dict) -> dict:
     """What the language figures' verdicts read, for any subjects (ours or the control's) given their
     sizes ({label: non-embedding parameters}), vocabularies and rates ({label: {set: row}}, each fitted
@@ -280,9 +270,9 @@ def measured_levels(rates: dict) -> tuple[dict, dict]:
 
 def shown_rate(row: dict) -> dict:
     """A rate row as a page shows it (RATE_KEYS): its level only where the rate was measured, and the
-    rate in words (`rate_summary`)."""
+    rate in words (its `summary`, `decay_rate.describe_rate`)."""
     return {**{key: row[key] for key in RATE_KEYS}, "level": row["level"] if is_measured(row) else None,
-            "summary": rate_summary(row)}
+            "summary": describe_rate(row)}
 
 
 def comparison(models: dict, test_sets: dict, counts: dict, rates: dict) -> dict:
@@ -443,18 +433,14 @@ def fit_quality(models: dict, counts: dict, k_min: int, k_max: int, bins_per_dec
                 seed: int = 0) -> dict:
     """Fig. 11 on real LM counts, keyed by subject role (SUBJECT_ROLES, in `models` order): the paper's
     least-squares line over [k_min, k_max] with its R² and attainable R², beside the bounded fit on each
-    model's whole vocabulary [k_min, K-1] and its words (`fit_quality.line_fit_quality`, `rate_summary`)."""
+    model's whole vocabulary [k_min, K-1] and its words (`fit_quality.line_fit_quality`, each rate's `summary`)."""
     from intellimetry.survival.fit_quality import line_fit_quality
 
     roles = dict(zip(SUBJECT_ROLES, models))
     vocabularies = candidates(models)
-    found = line_fit_quality({role: counts[label] for role, label in roles.items()},
-                             {role: vocabularies[label] for role, label in roles.items()},
-                             k_min, k_max, bins_per_decade, resamples, seed)
-    for by_set in found["fits"].values():
-        for row in by_set.values():
-            row["bounded"]["summary"] = rate_summary(row["bounded"])
-    return found
+    return line_fit_quality({role: counts[label] for role, label in roles.items()},
+                            {role: vocabularies[label] for role, label in roles.items()},
+                            k_min, k_max, bins_per_decade, resamples, seed)
 
 
 def fit_quality_control(models: dict, counts: dict, k_min: int, k_max: int, bins_per_decade: int, resamples: int,
