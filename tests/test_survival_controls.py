@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from intellimetry import verdicts
+from intellimetry.stats.bounded_power_law import sample_bounded_power_law
 from intellimetry.survival import controls
-from intellimetry.survival.fit_quality import attainable_r2, line_fit_quality, sample_truncated_power_law
+from intellimetry.survival.fit_quality import attainable_r2, line_fit_quality
 from intellimetry.survival.language import study as language
 from intellimetry.survival.rates import decay_rates
 from intellimetry.survival.study import chance_control, judged_statistics, paper_family_line, paper_prediction
@@ -87,7 +88,7 @@ def test_margins_take_the_smallest_difference_and_its_interval():
 
 
 def test_an_exact_power_law_reaches_a_higher_r2_with_more_events():
-    sample = sample_truncated_power_law(1.5, 1000, 5, 100, np.random.default_rng(0))
+    sample = sample_bounded_power_law(1.5, 1000, 5, 100, np.random.default_rng(0))
     assert sample.min() >= 5 and sample.max() <= 100
     rng = np.random.default_rng(1)
     few, many = (attainable_r2(1.3, n, 5, 1000, 10, 20, rng) for n in (30, 5000))
@@ -155,7 +156,7 @@ def test_a_random_rankers_line_fit_fails_the_fit_quality_claim():
     found = line_fit_quality(null, {"m": 2048}, 5, 1000, 10, 50)
     assert judged("fig11", {"lm_fit": found}) == verdicts.FAILS
     assert found["fits"]["m"]["x"]["bounded"]["support"] == 2048 and found["fits"]["m"]["x"]["k_max"] == 1000
-    power = {"m": {"x": sample_truncated_power_law(1.5, 200000, 1, 2047, rng)}}
+    power = {"m": {"x": sample_bounded_power_law(1.5, 200000, 1, 2047, rng)}}
     fitted = line_fit_quality(power, {"m": 2048}, 5, 1000, 10, 50)
     assert judged("fig11", {"lm_fit": fitted}) == verdicts.HOLDS and fitted["measured"]["attainable"]
     assert fitted["bounded"]["measured"] and abs(fitted["fits"]["m"]["x"]["bounded"]["alpha"] - 1.5) < 0.02
@@ -165,7 +166,7 @@ def test_the_line_on_a_flat_decay_plot_is_measured_now_that_rates_below_one_are_
     # a decay slower than k^-1 used to sit at the package's floor (1.0001) and leave Fig. 11 unmeasured;
     # the bounded MLE on the line's range is a value, and the attainable R² is simulated at it
     rng = np.random.default_rng(7)
-    slow = {"m": {"x": sample_truncated_power_law(0.6, 50000, 1, 49151, rng)}}
+    slow = {"m": {"x": sample_bounded_power_law(0.6, 50000, 1, 49151, rng)}}
     fitted = line_fit_quality(slow, {"m": 49152}, 5, 1000, 10, 50)
     row = fitted["fits"]["m"]["x"]
     assert abs(row["mle_alpha"] - 0.6) < 0.05 and abs(row["bounded"]["alpha"] - 0.6) < 0.02

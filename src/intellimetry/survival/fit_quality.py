@@ -45,12 +45,6 @@ def summarise(study: pd.DataFrame) -> pd.DataFrame:
                        rmse=("error", lambda e: float(np.sqrt(np.mean(e**2)))), r2=("r2", "mean")).reset_index()
 
 
-def sample_truncated_power_law(alpha: float, size: int, k_min: int, k_max: int,
-                               rng: np.random.Generator) -> np.ndarray:
-    """`size` integers in [k_min, k_max] with P(k) ∝ k^-alpha (any alpha: the range is finite)."""
-    return sample_bounded_power_law(alpha, size, k_min, k_max, rng)
-
-
 def attainable_r2(alpha: float, events: int, k_min: int, k_max: int, bins_per_decade: int, replicates: int,
                   rng: np.random.Generator) -> float:
     """The median R² of the log-binned least-squares line on `replicates` samples of `events` counts
@@ -58,7 +52,7 @@ def attainable_r2(alpha: float, events: int, k_min: int, k_max: int, bins_per_de
     reaches with that many events in the range (sparse bins scatter, so fewer events reach less)."""
     values = []
     for _ in range(replicates):
-        sample = sample_truncated_power_law(alpha, events, k_min, k_max, rng)
+        sample = sample_bounded_power_law(alpha, events, k_min, k_max, rng)
         try:
             values.append(fit_log_binned(sample, k_min, k_max, bins_per_decade).r2)
         except ValueError:  # fewer than two non-empty bins: no line
