@@ -5,6 +5,7 @@ import pytest
 from intellimetry import verdicts
 from intellimetry.stats.bounded_power_law import sample_bounded_power_law
 from intellimetry.survival.language import scoring, study
+from intellimetry.survival.rates import SHOWN_KEYS
 
 
 class FakeModel:
@@ -87,7 +88,7 @@ FLAT = {label: {n: rate(0.0, -0.05, 0.05) for n in ("x", "y")} for label in ("sm
 def test_a_rate_that_is_not_measured_reaches_no_level():
     rates = {"a": {"x": rate(1.3, 1.2, 1.4), "y": rate(2.6, 2.2, 3.0, "too few events", 4, "Capable")},
              "b": {"x": rate(0.9, 0.85, 0.95, "not a power law"), "y": rate(1.1, 1.0, 1.2)}}
-    found, counted = study.measured_levels(rates)
+    found, counted = study.levels(rates), study.level_counts(rates)
     assert found == {"a": {"x": "Limited", "y": None}, "b": {"x": None, "y": "Limited"}}
     assert counted == {"Limited": 2, "Capable": 0, "Autonomous": 0, "unmeasured": 2}
 
@@ -120,7 +121,7 @@ def test_a_rate_that_is_not_measured_makes_the_claim_inconclusive_never_contradi
 def test_comparison_counts_limited_pairs_and_where_the_larger_model_decays_faster(monkeypatch):
     models = {"small": FakeModel("small", 10), "large": FakeModel("large", 1000)}
     def row(alpha, level):
-        return {key: 0 for key in study.RATE_KEYS} | {"alpha": alpha, "level": level, "k_min": 5, "k_max": 2047,
+        return {key: 0 for key in SHOWN_KEYS} | {"alpha": alpha, "level": level, "k_min": 5, "k_max": 2047,
                                                       "support": 2048, "status": "measured", "bound": None,
                                                       "events_in_range": 60,
                                                       "ci_low": alpha - 0.05, "ci_high": alpha + 0.05}

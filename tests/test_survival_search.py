@@ -311,7 +311,7 @@ def test_claims_read_levels_order_and_the_title_task():
     rates["L6"]["manpages"] = rate(2.2, "Capable")
     found = study.claims(rates, rates["BM25"])
     assert not found["all_limited"] and not found["title_task_closest_to_capable"]
-    assert found["level_counts"] == {"Limited": 8, "Capable": 1, "Autonomous": 0}
+    assert found["level_counts"] == {"Limited": 8, "Capable": 1, "Autonomous": 0, "unmeasured": 0}
 
 
 def test_a_rise_needs_measured_rates_whose_intervals_are_apart():

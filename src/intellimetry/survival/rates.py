@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from intellimetry.survival.decay_rate import estimate_decay_rate
+from intellimetry.survival.decay_rate import describe_rate, estimate_decay_rate
 from intellimetry.survival.scaling import fit_scaling
 
 
@@ -38,14 +38,31 @@ def is_measured(row: dict) -> bool:
 
 
 def levels(rates_by_model: dict) -> dict:
-    """{model: {test set: level}} from decay-rate rows."""
-    return {model: {name: row["level"] for name, row in rows.items()} for model, rows in rates_by_model.items()}
+    """{model: {test set: level, or None where the rate was not measured}}: a rate fitted to too few
+    events, at a bound or beaten by an alternative places no subject at a level."""
+    return {model: {name: row["level"] if is_measured(row) else None for name, row in rows.items()}
+            for model, rows in rates_by_model.items()}
 
 
 def level_counts(rates_by_model: dict) -> dict:
-    """How many (model, test set) pairs reach each level: the figure's headline."""
-    found = [row["level"] for rows in rates_by_model.values() for row in rows.values()]
-    return {level: found.count(level) for level in ("Limited", "Capable", "Autonomous")}
+    """How many measured (model, test set) rates reach each level, and how many were not measured: the
+    figure's headline."""
+    found = [level for rows in levels(rates_by_model).values() for level in rows.values()]
+    return {**{level: found.count(level) for level in ("Limited", "Capable", "Autonomous")},
+            "unmeasured": found.count(None)}
+
+
+# What a page shows of a rate row (`shown_rate`); the full rows stay in the figure's `rates` where kept.
+SHOWN_KEYS = ("alpha", "ci_low", "ci_high", "ci_level", "level", "straddles", "status", "measured", "bound", "ks",
+              "alternatives", "support", "k_min", "k_max", "events", "events_in_range", "first_try",
+              "mean_failures", "log_binned_alpha", "log_binned_r2", "summary")
+
+
+def shown_rate(row: dict) -> dict:
+    """A rate row as a page shows it (SHOWN_KEYS present in the row): its level only where the rate was
+    measured, and the rate in words (`summary`, `decay_rate.describe_rate`)."""
+    return {**{key: row[key] for key in SHOWN_KEYS if key in row},
+            "level": row["level"] if is_measured(row) else None, "summary": describe_rate(row)}
 
 
 def size_scaling(rates_by_member: dict, params_by_member: dict) -> dict:

@@ -14,7 +14,6 @@ import numpy as np
 
 from intellimetry.cache import ModelCache, TrainingCode
 from intellimetry.survival import controls
-from intellimetry.survival.decay_rate import describe_rate
 from intellimetry.survival.failure_counts import failure_counts_from_embeddings
 from intellimetry.survival.language import corpora, family, scoring, tasks
 from intellimetry.survival.rates import (  # noqa: F401  (the notebooks call them through this module)
@@ -24,6 +23,7 @@ from intellimetry.survival.rates import (  # noqa: F401  (the notebooks call the
     level_counts,
     levels,
     rising_share,
+    shown_rate,
     size_scaling,
 )
 from intellimetry.survival.scaling import fit_scaling
@@ -43,8 +43,6 @@ RECIPES = {"smoke": SMOKE_RECIPE, "quick": family.QUICK_RECIPE, "full": family.F
 # Our family learns from the train split of every corpus, so it is scored on all of them (test split).
 FAMILY_CORPORA = corpora.CORPORA
 SUBJECT_ROLES = ("pretrained", "ours")  # Figs. 6-11: the pretrained model, then our largest member
-RATE_KEYS = ("alpha", "ci_low", "ci_high", "level", "straddles", "status", "measured", "support", "k_min", "k_max",
-             "events", "events_in_range", "first_try", "log_binned_alpha", "log_binned_r2")
 CONTROL_KEYS = ("alpha", "ci_low", "ci_high", "level", "status", "support", "events", "events_in_range", "summary")
 # What the book states about each member's training (from its cache record).
 TRAINING_SUMMARY = ("steps", "tokens_seen", "train_seconds", "tokens_per_second", "final_train_loss",
@@ -256,30 +254,10 @@ def claim_statistics(sizes: dict, vocabularies: dict, test_sets, rates: dict) ->
             "measured": {**controls.measurement(rows), "above_chance": above_chance}}
 
 
-def measured_levels(rates: dict) -> tuple[dict, dict]:
-    """({model: {set: level, or None where the rate was not measured}}, how many measured (model, set)
-    rates reach each level, with `unmeasured` beside them): a rate fitted to too few events or beaten by
-    an alternative places no subject at a level."""
-    measured = {label: {name: row for name, row in by_set.items() if is_measured(row)}
-                for label, by_set in rates.items()}
-    found = {label: {name: row["level"] if name in measured[label] else None for name, row in by_set.items()}
-             for label, by_set in rates.items()}
-    unmeasured = sum(len(by_set) - len(measured[label]) for label, by_set in rates.items())
-    return found, {**level_counts(measured), "unmeasured": unmeasured}
-
-
-def shown_rate(row: dict) -> dict:
-    """A rate row as a page shows it (RATE_KEYS): its level only where the rate was measured, and the
-    rate in words (its `summary`, `decay_rate.describe_rate`)."""
-    return {**{key: row[key] for key in RATE_KEYS}, "level": row["level"] if is_measured(row) else None,
-            "summary": describe_rate(row)}
-
-
 def comparison(models: dict, test_sets: dict, counts: dict, rates: dict) -> dict:
     """The numbers a side-by-side figure quotes: models, test sets, rates, the levels of the measured
     rates, and the claims' statistics (`claim_statistics`)."""
     labels = list(models)
-    found, counted = measured_levels(rates)
     roles = dict(zip(SUBJECT_ROLES, labels))  # stable keys for the book, whatever the models are called
     sizes = {label: models[label].non_embedding_params for label in labels}
     return {
@@ -292,7 +270,7 @@ def comparison(models: dict, test_sets: dict, counts: dict, rates: dict) -> dict
                              "notices": list(t.notices),
                              "events": {m: int(np.asarray(counts[m][name]).size) for m in labels}}
                       for name, t in test_sets.items()},
-        "rates": rates, "levels": found, "level_counts": counted,
+        "rates": rates, "levels": levels(rates), "level_counts": level_counts(rates),
         **claim_statistics(sizes, candidates(models), test_sets, rates),
     }
 

@@ -16,16 +16,21 @@ from intellimetry.stats.bounded_power_law import SEARCH_RANGE, Support
 from intellimetry.survival import controls
 from intellimetry.survival.levels import LEVELS, THRESHOLDS
 from intellimetry.survival.plots import SERIES_COLORS, decay_panel, rate_vs_size_panel
-from intellimetry.survival.rates import decay_rates, is_measured, level_counts, levels, rising_share, size_scaling
+from intellimetry.survival.rates import (
+    decay_rates,
+    is_measured,
+    level_counts,
+    levels,
+    rising_share,
+    shown_rate,
+    size_scaling,
+)
 from intellimetry.survival.recommendation.logs import GENERATED, REAL, LogModel, Split, leave_one_out, load_log
 from intellimetry.survival.recommendation.models import ModelSpec, Recipe, failures, load_or_train
 from intellimetry.survival.scaling import fit_scaling
 
 SIGNIFICANCE = 0.05  # a size line "rises significantly" when its slope is positive with p below this
 HIT_CUTOFF = 10  # hit rate at 10: the share of users whose held-out item is among the first ten tried
-RATE_KEYS = ("alpha", "ci_low", "ci_high", "ci_level", "level", "straddles", "status", "measured", "bound",
-             "ks", "alternatives", "support", "k_min", "k_max", "events", "events_in_range", "first_try",
-             "mean_failures", "log_binned_alpha", "log_binned_r2")
 
 
 def model_key(spec: ModelSpec) -> str:
@@ -193,7 +198,7 @@ def summary(specs: dict, splits: dict, counts: dict, records: dict, rates: dict,
                          "trained_now": any(r["trained_now"] for r in records[key].values()),
                          "train_seconds": sum(r.get("train_seconds", 0.0) for r in records[key].values())}
                    for key, spec in specs.items()},
-        "rates": {key: {name: {k: row[k] for k in RATE_KEYS} for name, row in by_set.items()}
+        "rates": {key: {name: shown_rate(row) for name, row in by_set.items()}
                   for key, by_set in rates.items()},
         "levels": levels(rates), "level_counts": level_counts(rates), "pairs": sum(len(r) for r in rates.values()),
         "hit_rate_at_10": hit_rates(counts), "beats_popularity": beats_popularity(hit_rates(counts)),

@@ -15,14 +15,11 @@ import numpy as np
 
 from intellimetry.plotting import COLORS
 from intellimetry.survival import controls
-from intellimetry.survival.rates import decay_rates, is_measured, level_counts, levels
+from intellimetry.survival.rates import decay_rates, is_measured, level_counts, levels, shown_rate
 from intellimetry.survival.search import retrievers
 
 TITLE_TASK = "python-titles"  # the stand-in for the paper's synthetic Wikipedia title -> document set
 MAIN_TASKS = ("python-titles", "python-faq")  # the paper's first two rows: Wikipedia and web search
-RATE_KEYS = ("alpha", "ci_low", "ci_high", "ci_level", "level", "straddles", "status", "measured", "bound", "ks",
-             "alternatives", "support", "k_min", "k_max", "events", "events_in_range", "first_try",
-             "mean_failures", "log_binned_alpha", "log_binned_r2")
 TASK_STYLES = (("0.1", "o"), ("0.45", "s"), ("0.65", "^"), ("0.3", "D"))
 
 
@@ -160,7 +157,7 @@ def summary(collections: dict, counts: dict, described: dict, rates: dict) -> di
         "supports": supports(collections),
         "models": described,
         "order": list(rates),
-        "rates": {m: {task: {key: row[key] for key in RATE_KEYS if key in row} for task, row in by_task.items()}
+        "rates": {m: {task: shown_rate(row) for task, row in by_task.items()}
                   for m, by_task in rates.items()},
         **claims(rates, collections),
     }
