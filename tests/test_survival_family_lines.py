@@ -52,7 +52,8 @@ def test_a_line_through_a_rejected_law_is_drawn_but_not_measured():
 
 def test_rates_at_or_below_zero_or_without_a_value_make_no_log_log_line():
     flat = {m: {"a": row(a)} for m, a in zip(SIZES, [0.01, -0.02, 0.0, 0.03])}  # a random ranker's
-    assert size_scaling(flat, SIZES)["a"]["slope"] is None and not size_scaling(flat, SIZES)["a"]["measured"]
+    no_line = size_scaling(flat, SIZES)["a"]
+    assert no_line["slope"] is None and not no_line["measured"] and no_line["models"] == 4  # a page can say so
     missing = {m: {"a": row(1.2)} for m in SIZES} | {"m0": {"a": row(None, status="too few events", events=3)}}
     line = size_scaling(missing, SIZES)["a"]
     assert line["slope"] is None and line["alphas"][0] is None and line["fewest_events_in_range"] == 3

@@ -80,7 +80,8 @@ def size_scaling(rates_by_member: dict, params_by_member: dict) -> dict:
         positive = all(row["alpha"] is not None and row["alpha"] > 0 for row in rows)
         alphas = [row["alpha"] for row in rows]
         line = (fit_scaling(sizes, alphas).as_dict() if positive
-                else {"slope": None, "p": None, "r2": None, "slope_interval": None})
+                else {"slope": None, "intercept": None, "r2": None, "models": len(rows), "p": None,
+                      "slope_interval": None})
         measured = unmeasured == 0 and positive
         lines[name] = {**line, "alphas": alphas, "sizes": sizes.tolist(),
                        "intervals": [[row["ci_low"], row["ci_high"]] for row in rows],
