@@ -111,7 +111,7 @@ def plot_rate_vs_size(ax, table, fit: ScalingFit | None = None, fit_label: str =
     if annotate:
         for _, row in table.iterrows():
             ax.annotate(row["model"], (row["params"], row["alpha"]), xytext=(3, 2),
-                        textcoords="offset points", fontsize=7, color="0.25")
+                        textcoords="offset points", fontsize=8, color="0.25")
         ax.set_xlim(table["params"].min() / 1.5, table["params"].max() * 3)  # room for the largest models' names
     if fit is not None:
         sizes = np.geomspace(table["params"].min(), table["params"].max(), 20)
@@ -146,7 +146,7 @@ def plot_prediction(ax, sizes, alphas, fit: ScalingFit | None, timeline: Timelin
         if size <= x_max:
             ax.plot([size, size], [bottom, alpha], ls=":", color=COLORS["neutral"], lw=1)
             ax.annotate(f"{name}: N = {size:.1e}\n({timeline.year(size):.0f})", (size, alpha),
-                        xytext=(-6, 6), textcoords="offset points", ha="right", fontsize=7)
+                        xytext=(-6, 6), textcoords="offset points", ha="right", fontsize=8)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(x_min, x_max)
@@ -210,7 +210,7 @@ def decay_panel(ax, counts_by_model: dict, name: str, title: str, rates: dict, k
     if not explain_levels:  # the level regions are explained once, in the first panel
         kept = [i for i, label in enumerate(labels) if label.split(":")[0] in counts_by_model]
         handles, labels = [handles[i] for i in kept], [labels[i] for i in kept]
-    ax.legend(handles, labels, loc="upper right", fontsize=7, handlelength=1)
+    ax.legend(handles, labels, loc="upper right", fontsize=8, handlelength=1)
     if ax.get_subplotspec().colspan.start > 0:  # scales differ per panel: keep ticks, drop repeated labels
         ax.set_ylabel("")
 
@@ -241,7 +241,7 @@ def rate_vs_size_panel(ax, line: dict, title: str, color: str = COLORS["ours"], 
     ax.set_xlabel(size_label)
     ax.set_ylabel("decay rate α")
     if line.get("slope") is not None:
-        ax.legend(loc="upper left", fontsize=7 if series else 9, handlelength=1.2, title="slope of log α on log N",
+        ax.legend(loc="upper left", fontsize=8 if series else 9, handlelength=1.2, title="slope of log α on log N",
                   title_fontsize=8 if series else 9)
 
 
@@ -256,7 +256,7 @@ def rate_vs_loss_panel(ax, members: list[dict], title: str, color: str = COLORS[
     ax.errorbar(loss, alpha, yerr=[alpha - low, high - alpha], fmt="o", color=color, ms=4, capsize=2, lw=1)
     for m, x, y in zip(fitted, loss, alpha):
         ax.annotate(f"{m['non_embedding_params']:.0e}".replace("e+0", "e"), (x, y), xytext=(4, 4),
-                    textcoords="offset points", fontsize=7)
+                    textcoords="offset points", fontsize=8)
     ax.invert_xaxis()  # lower loss (a better model) to the right
     ax.set_xlabel("held-out loss (nats per token)")
     ax.set_ylabel("decay rate α")
