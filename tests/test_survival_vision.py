@@ -89,8 +89,35 @@ def test_shape_cnn_sizes_grow_with_width_and_reject_tiny_images():
         classifiers.shape_cnn(2, 100, 4)
 
 
-def tiny_classifier_recipe(epochs=1):
-    return classifiers.ClassifierRecipe(ShapeSet(300, 100, 8, 0), (2, 3), epochs, 64, 0.01, 0)
+def tiny_classifier_recipe(epochs=1, batch_size=64):
+    return classifiers.ClassifierRecipe(ShapeSet(300, 100, 8, 0), (2, 3), epochs, batch_size, 0.01, 0, base_width=2)
+
+
+def test_width_scaled_learning_rates_follow_the_fan_in():
+    # shape_cnn: conv (fan-in 1·9, fixed), conv (w·9), conv (2w·9), linear (4w·side²): at 4× the base
+    # width every weight but the first convolution's learns 4× slower; biases never scale
+    cnn = classifiers.shape_cnn
+    groups = classifiers.width_scaled_groups(cnn(16, 100, 16), cnn(4, 100, 16), 0.01)
+    rates = {group["name"]: group["lr"] for group in groups}
+    assert rates == pytest.approx({"0.weight": 0.01, "0.bias": 0.01, "3.weight": 0.0025, "3.bias": 0.01,
+                                   "6.weight": 0.0025, "6.bias": 0.01, "10.weight": 0.0025, "10.bias": 0.01})
+    same = classifiers.width_scaled_groups(cnn(4, 100, 16), cnn(4, 100, 16), 0.01)
+    assert all(group["lr"] == 0.01 for group in same)  # at the base width: the plain recipe
+    with pytest.raises(ValueError, match="same architecture"):
+        classifiers.width_scaled_groups(cnn(4, 100, 16), nn.Linear(3, 3), 0.01)
+
+
+def test_one_training_step_moves_each_weight_by_its_scaled_rate():
+    # Adam's first step moves every weight with a gradient by lr·g/(|g| + eps), i.e. by its group's lr
+    recipe = tiny_classifier_recipe(batch_size=300)  # one epoch of one batch: exactly one step
+    model = classifiers.initial_classifier(8, 8, seed=1)
+    before = {name: p.detach().clone() for name, p in model.named_parameters()}
+    data = recipe.data.generate()
+    classifiers.train_width_scaled(model, classifiers.shape_cnn(2, 100, 8), *data["train"], recipe, seed=0)
+    steps = {name: (p.detach() - before[name]).abs().max().item() for name, p in model.named_parameters()}
+    assert steps["0.weight"] == pytest.approx(0.01, rel=1e-3) and steps["6.bias"] == pytest.approx(0.01, rel=1e-3)
+    for name in ("3.weight", "6.weight", "10.weight"):  # fan-in 4× the base model's
+        assert steps[name] == pytest.approx(0.0025, rel=1e-3)
 
 
 def test_family_is_trained_once_then_loaded_from_the_cache(tmp_path):
@@ -107,7 +134,9 @@ def test_family_is_trained_once_then_loaded_from_the_cache(tmp_path):
 
 def test_recipes_reject_bad_inputs():
     with pytest.raises(ValueError, match="at least two different widths"):
-        classifiers.ClassifierRecipe(ShapeSet(300, 100, 8, 0), (4,), 1, 64, 0.01, 0)
+        classifiers.ClassifierRecipe(ShapeSet(300, 100, 8, 0), (4,), 1, 64, 0.01, 0, 4)
+    with pytest.raises(ValueError, match="base_width must be an integer >= 1"):
+        classifiers.ClassifierRecipe(ShapeSet(300, 100, 8, 0), (4, 8), 1, 64, 0.01, 0, 0)
     with pytest.raises(ValueError, match="n_train must be an integer >= 100"):
         ShapeSet(10, 100, 8, 0)
     with pytest.raises(ValueError, match="retrieval|sizes must list"):

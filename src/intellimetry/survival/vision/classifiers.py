@@ -2,6 +2,15 @@
 family of convolutional networks of growing width, all trained by one recipe, scored on held-out
 images; failures = classes scored strictly above the true one (0 to 99).
 
+The recipe scales Adam's learning rate with width as muP does (Yang et al. 2021, "Tuning Large Neural
+Networks via Zero-Shot Hyperparameter Transfer", its rule for Adam): every weight whose
+fan-in grows with width (the second and third convolutions and the output layer) learns at
+``learning_rate * base fan-in / fan-in``, the first convolution and all biases at ``learning_rate``.
+Adam moves each weight by about the learning rate whatever its gradient's size, so one learning rate
+for every width moves a layer's outputs in proportion to its fan-in: at the full profile's widths 32
+and 64 the first steps drove most ReLUs dead and the networks stayed at chance. (Initialisation stays
+PyTorch's default; muP's smaller output initialisation is not used.)
+
 Caching: every member lives in the shared model cache (namespace ``survival-vision-classifiers``),
 keyed by the recipe's training fields (not its list of widths, so adding a width keeps the others),
 its own width and :data:`CLASSIFIER_CODE`; a rebuild loads, a change to the recipe retrains.
@@ -18,7 +27,7 @@ from torch import nn
 
 from intellimetry.cache import ModelCache, TrainingCode
 from intellimetry.checks import check_float, check_int
-from intellimetry.survival.digits import score, train_classifier
+from intellimetry.survival.digits import score
 from intellimetry.survival.failure_counts import failure_counts
 from intellimetry.survival.vision.data import N_CLASSES, ShapeSet
 from intellimetry.survival.vision.store import load_or_train, parameter_count
@@ -42,13 +51,15 @@ def shape_cnn(width: int, n_outputs: int, image_size: int) -> nn.Module:
 
 @dataclass(frozen=True)
 class ClassifierRecipe:
-    """How every member is trained; only ``widths`` differs between members."""
+    """How every member is trained; only ``widths`` differs between members. ``learning_rate`` is the
+    learning rate at ``base_width``; a member of another width scales it per layer (module docstring)."""
     data: ShapeSet
     widths: tuple[int, ...]
     epochs: int
     batch_size: int
     learning_rate: float
     seed: int
+    base_width: int
 
     def __post_init__(self):
         if not isinstance(self.data, ShapeSet):
@@ -61,6 +72,7 @@ class ClassifierRecipe:
         check_int("batch_size", self.batch_size, 1)
         check_float("learning_rate", self.learning_rate, 0.0, low_open=True)
         check_int("seed", self.seed, 0)
+        check_int("base_width", self.base_width, 1)
 
     def training_fields(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "widths"}
@@ -73,12 +85,48 @@ def member_name(width: int) -> str:
     return f"cnn-w{width}"
 
 
+def fan_in(weight: torch.Tensor) -> int:
+    """Inputs feeding one output unit: in_features of a linear layer, in_channels × kernel of a convolution."""
+    return int(weight[0].numel())
+
+
+def width_scaled_groups(model: nn.Module, base: nn.Module, learning_rate: float) -> list[dict]:
+    """Adam parameter groups of `model` scaled against `base`, the same architecture at the base width:
+    each weight (two or more dimensions) at ``learning_rate * fan_in(base's) / fan_in(model's)``, each
+    bias at ``learning_rate``. A layer whose fan-in does not change with width keeps ``learning_rate``."""
+    named, base_named = dict(model.named_parameters()), dict(base.named_parameters())
+    if named.keys() != base_named.keys():
+        raise ValueError("model and base must be the same architecture (the same parameter names)")
+    groups = []
+    for name, param in named.items():
+        scale = fan_in(base_named[name]) / fan_in(param) if param.dim() >= 2 else 1.0
+        groups.append({"params": [param], "lr": learning_rate * scale, "name": name})
+    return groups
+
+
+def train_width_scaled(model: nn.Module, base: nn.Module, images, labels, recipe: ClassifierRecipe,
+                       seed: int) -> nn.Module:
+    """Train in place with Adam (width-scaled groups) and cross-entropy on shuffled mini-batches; the
+    same seed gives the same weights (own generator: the batch order ignores the global one)."""
+    x, y = torch.as_tensor(images, dtype=torch.float32), torch.as_tensor(labels, dtype=torch.int64)
+    optimiser = torch.optim.Adam(width_scaled_groups(model, base, recipe.learning_rate))
+    generator = torch.Generator().manual_seed(seed)
+    loss_fn = nn.CrossEntropyLoss()
+    model.train()
+    for _ in range(recipe.epochs):
+        for batch in torch.randperm(len(x), generator=generator).split(recipe.batch_size):
+            optimiser.zero_grad()
+            loss_fn(model(x[batch]), y[batch]).backward()
+            optimiser.step()
+    return model
+
+
 def train_member(model: nn.Module, train: tuple, recipe: ClassifierRecipe, seed: int) -> dict:
-    """Train one member in place (Adam, cross-entropy, shuffled mini-batches); its training record."""
+    """Train one member in place (the width-scaled recipe); its training record."""
     started = time.perf_counter()
-    with torch.random.fork_rng(devices=[]):
-        train_classifier(model, *train, recipe.epochs, lr=recipe.learning_rate, batch_size=recipe.batch_size,
-                         seed=seed)
+    with torch.random.fork_rng(devices=[]):  # the caller's generator is left as it was
+        base = shape_cnn(recipe.base_width, N_CLASSES, recipe.data.image_size)  # only its shapes are read
+        train_width_scaled(model, base, *train, recipe, seed)
     return {"train_seconds": time.perf_counter() - started, "epochs": recipe.epochs,
             "torch_threads": torch.get_num_threads()}
 
@@ -96,8 +144,9 @@ def classification_failures(model: nn.Module, images, labels) -> np.ndarray:
 
 
 # What every cached member depends on besides its own inputs (see intellimetry.cache).
-CLASSIFIER_CODE = TrainingCode("survival-vision-classifiers", 1, definitions=(
-    ShapeSet, shape_cnn, ClassifierRecipe, train_member, initial_classifier, train_classifier, score))
+CLASSIFIER_CODE = TrainingCode("survival-vision-classifiers", 2, definitions=(
+    ShapeSet, shape_cnn, ClassifierRecipe, fan_in, width_scaled_groups, train_width_scaled, train_member,
+    initial_classifier, score))
 
 
 def train_family(recipe: ClassifierRecipe, cache_root: Path | str | None = None) -> dict[str, dict]:
