@@ -6,10 +6,12 @@ import torch
 from torch import nn
 
 from intellimetry.images import SHAPES, TEXTURES, make_shapes
+from intellimetry.survival.controls import random_ranker_counts
 from intellimetry.survival.vision import classifiers, retrieval
 from intellimetry.survival.vision.captions import caption, captions, position_phrase, tokenize, vocabulary
 from intellimetry.survival.vision.data import ShapeSet
-from intellimetry.survival.vision.study import size_gain, task_summary
+from intellimetry.survival.vision.study import above_chance, size_gain, task_summary, training_check
+from intellimetry.verdicts import judge_figure, load_items
 
 RADII = (0.1, 0.3)
 
@@ -178,7 +180,7 @@ def test_retrieval_failures_count_images_scored_above_the_captioned_one():
 # --------------------------------------------------------------------------- the criterion's reading
 
 def _rate(alpha, low, high, params, status="measured"):
-    return {"alpha": alpha, "ci_low": low, "ci_high": high, "status": status, "params": params}
+    return {"alpha": alpha, "ci_low": low, "ci_high": high, "status": status, "params": params, "above_chance": True}
 
 
 def test_the_size_gain_uses_measured_rates_only():
@@ -205,3 +207,56 @@ def test_a_task_is_fitted_on_its_whole_support():
     assert summary["rises_with_size"] is summary["scaling"]["rises"]
     with pytest.raises(ValueError, match="must lie in"):  # a count beyond the support is an error, not clipped
         task_summary({"a": {**members["a"], "failures": np.array([0, 1, 250])}}, "retrieval", 200, 20, rng)
+
+
+# --------------------------------------------------------------------------- every member learned
+
+def test_above_chance_uses_the_exact_binomial_interval():
+    # 5 top-1 hits in 100 events: Clopper-Pearson 95 % lower end = Beta(0.025; 5, 96) = 0.0164 > 1/100
+    five = above_chance(np.array([0] * 5 + [7] * 95), candidates=100)
+    assert five["top1"] == 0.05 and five["top1_interval"][0] == pytest.approx(0.01643, abs=1e-4)
+    assert five["chance"] == 0.01 and five["above_chance"]
+    # 3 hits: 3 % is above 1 %, but the interval's lower end (0.0062) is not: it may be chance
+    assert not above_chance(np.array([0] * 3 + [7] * 97), candidates=100)["above_chance"]
+    # no hit: upper end 1 - 0.025^(1/100)
+    none = above_chance(np.full(100, 9), candidates=100)
+    assert none["top1_interval"] == pytest.approx([0.0, 1 - 0.025 ** (1 / 100)]) and not none["above_chance"]
+    with pytest.raises(ValueError, match="at least one event"):
+        above_chance(np.array([], dtype=int), candidates=100)
+
+
+def _members_with_one_at_chance(rng):
+    learned = {name: {"failures": np.minimum(rng.zipf(1.6, 3000) - 1, 199), "params": params,
+                      "record": {"trained_now": False}} for name, params in (("a", 100), ("b", 1000))}
+    # the widest member ranks like a random ranker: uniform failures over the 200 candidates
+    dead = {"failures": random_ranker_counts(200, rng, n_events=3000), "params": 10000,
+            "record": {"trained_now": False}}
+    return {**learned, "c": dead}
+
+
+def test_a_member_at_chance_is_flagged_and_makes_no_size_gain():
+    rng = np.random.default_rng(0)
+    summary = task_summary(_members_with_one_at_chance(rng), "retrieval", 200, 20, rng)
+    assert [summary["models"][name]["above_chance"] for name in "abc"] == [True, True, False]
+    check = training_check({"retrieval": summary})
+    assert (check["all_above_chance"], check["at_chance"], check["members"]) == (False, ["c"], 3)
+    assert check["smallest_margin"] < 0
+    assert summary["largest"] == "c" and not summary["size_gain_measured"]  # the dead member's rate says nothing
+    learned = task_summary({n: m for n, m in _members_with_one_at_chance(np.random.default_rng(0)).items() if n != "c"},
+                           "retrieval", 200, 20, np.random.default_rng(1))
+    assert training_check({"retrieval": learned})["all_above_chance"]
+
+
+def _fig03_values(all_above_chance):
+    task = {"size_gain": 0.5, "size_gain_interval": [0.3, 0.7]}
+    claims = {"all_limited": True, "all_decaying": True, "classification": task, "retrieval": task,
+              "measured": {"measured": True, "fewest_events_in_range": 500}}
+    control = {**claims, "all_decaying": False, "trained": {"all_above_chance": False}}
+    return {**claims, "trained": {"all_above_chance": all_above_chance}, "control": control}
+
+
+def test_the_verdict_reads_a_member_at_chance_as_measured_nothing():
+    registry = load_items("survival")
+    assert judge_figure("survival-fig03-vision", _fig03_values(True), registry)["fig03"]["verdict"] == "reproduced"
+    at_chance = judge_figure("survival-fig03-vision", _fig03_values(False), registry)["fig03"]
+    assert at_chance["verdict"] == "inconclusive" and "every member learned" in at_chance["reason"]

@@ -1,14 +1,41 @@
 """The vision figure's numbers: per task, every model's decay rate and level on the task's support (a
 classifier over C classes: K = C; a caption-to-image retriever over N images: K = N), and the decay rate
-against parameter count over the family (through the shared :mod:`intellimetry.survival.rates`)."""
+against parameter count over the family (through the shared :mod:`intellimetry.survival.rates`), and
+whether every member learned at all (its top-1 rate above chance)."""
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import binomtest
 
 from intellimetry.survival import controls
 from intellimetry.survival.rates import decay_rates, is_measured, size_scaling
 
 SCORE_KEYS = ("accuracy", "recall_at_1")  # what a member reports besides its failures (by task)
+CHANCE_LEVEL = 0.95  # of the exact interval on each member's top-1 rate
+
+
+def above_chance(failures, candidates: int, level: float = CHANCE_LEVEL) -> dict:
+    """Whether a member learned anything: its top-1 rate (events with no candidate scored above the true
+    one: accuracy, or recall at one) with its exact (Clopper-Pearson) interval, against chance, 1 /
+    candidates, a uniformly random ranker's rate. An interval reaching chance means the member measured
+    nothing: its failure counts could be a random ranker's."""
+    failures = np.asarray(failures)
+    if failures.size == 0:
+        raise ValueError("above_chance needs at least one event")
+    hits, events = int(np.sum(failures == 0)), int(failures.size)
+    interval = binomtest(hits, events).proportion_ci(level, method="exact")
+    chance = 1.0 / candidates
+    return {"top1": hits / events, "top1_interval": [float(interval.low), float(interval.high)], "chance": chance,
+            "above_chance": bool(interval.low > chance)}
+
+
+def training_check(summaries: dict) -> dict:
+    """Whether every member of every task learned (`above_chance` in its row), the members at chance by
+    name, and the smallest margin of an interval's lower end over chance (negative where one is at chance)."""
+    rows = {name: row for summary in summaries.values() for name, row in summary["models"].items()}
+    at_chance = [name for name, row in rows.items() if not row["above_chance"]]
+    return {"all_above_chance": not at_chance, "at_chance": at_chance, "members": len(rows), "level": CHANCE_LEVEL,
+            "smallest_margin": min(row["top1_interval"][0] - row["chance"] for row in rows.values())}
 
 
 def task_summary(members: dict, task: str, support: int, resamples: int, rng: np.random.Generator,
@@ -20,7 +47,8 @@ def task_summary(members: dict, task: str, support: int, resamples: int, rng: np
     params = {name: m["params"] for name, m in members.items()}
     line = size_scaling(rates, params)[task]
     rows = {name: {**rates[name][task], "params": params[name], "trained_now": m["record"]["trained_now"],
-                   **{key: m[key] for key in SCORE_KEYS if key in m}} for name, m in members.items()}
+                   **{key: m[key] for key in SCORE_KEYS if key in m}, **above_chance(m["failures"], support)}
+            for name, m in members.items()}
     return {"models": rows, "rates": rates, "scaling": line, "rises_with_size": line["rises"],
             **size_gain(rows), "k_min": k_min, "k_max": support - 1, "support": support,
             "test_events": int(len(next(iter(members.values()))["failures"]))}
@@ -45,12 +73,13 @@ def task_values(summary: dict, candidates: int, recipe) -> dict:
 
 
 def size_gain(rows: dict) -> dict:
-    """How far the largest member's decay rate is above the smallest's ({name: row with params}), with
-    the interval their bootstrap intervals allow: "larger models come closer to Capable". Only measured
-    rates make a gain: where either is not measured, `size_gain_measured` is False and the gain is 0 in
-    [0, 0] (the item's `measured` condition then makes the verdict inconclusive)."""
+    """How far the largest member's decay rate is above the smallest's ({name: row with params and
+    above_chance}), with the interval their bootstrap intervals allow: "larger models come closer to
+    Capable". Only measured rates of members that learned make a gain: where either rate is not measured
+    or either member is at chance, `size_gain_measured` is False and the gain is 0 in [0, 0] (the item's
+    `measured` conditions then make the verdict inconclusive)."""
     smallest, largest = (min(rows, key=lambda n: rows[n]["params"]), max(rows, key=lambda n: rows[n]["params"]))
-    measured = is_measured(rows[smallest]) and is_measured(rows[largest])
+    measured = all(is_measured(rows[name]) and rows[name]["above_chance"] for name in (smallest, largest))
     gain = (controls.difference(rows[largest], rows[smallest]) if measured
             else {"value": 0.0, "interval": [0.0, 0.0]})
     return {"size_gain": gain["value"], "size_gain_interval": gain["interval"], "size_gain_measured": measured,
@@ -59,11 +88,11 @@ def size_gain(rows: dict) -> dict:
 
 def claim_statistics(summaries: dict) -> dict:
     """What the verdict reads over every task: all pairs Limited, all decaying (every interval above 0,
-    where a random ranker's flat counts sit), each task's size gain with its interval, and whether the
-    rates were measured (every bounded fit measured)."""
+    where a random ranker's flat counts sit), each task's size gain with its interval, whether the
+    rates were measured (every bounded fit measured) and whether every member learned (`training_check`)."""
     rows = [row for summary in summaries.values() for row in summary["models"].values()]
     return {"all_limited": all_limited(summaries), "all_decaying": controls.all_decaying(rows),
-            "measured": controls.measurement(rows),
+            "measured": controls.measurement(rows), "trained": training_check(summaries),
             **{task: {key: s[key] for key in ("size_gain", "size_gain_interval", "size_gain_measured")}
                for task, s in summaries.items()}}
 
