@@ -134,3 +134,36 @@ def test_shuffled_epochs_fail_the_convergence_claim(items):
     assert judge(items["fig06"]["criterion"], {"convergence": shuffled})[0] != HOLDS
     record = verdict(items["fig06"], {"convergence": ours, "control": {"convergence": shuffled}})
     assert record["verdict"] == REPRODUCED and record["control"]["outcome"] != HOLDS
+
+
+def test_every_printed_score_against_ours_by_hand():
+    rows = {"3-RPM": {"3-RPM": [0.8, 0.9, 1.0], "CartPole": [0.1, 0.1, 0.1]},
+            "Random": {"3-RPM": [0.3, 0.3, 0.3], "CartPole": [0.05, 0.05, 0.05]}}
+    paper = {"3-RPM": {"3-RPM": 0.82, "CartPole": 0.448, "Mixed": 0.536},
+             "Random": {"3-RPM": 0.333, "CartPole": 0.048, "Mixed": 0.114}}
+    found = claims.versus_paper(rows, ["3-RPM", "CartPole"], {"3-RPM": 0.24, "CartPole": 0.76}, paper)
+    cell = found["cells"]["3-RPM"]["3-RPM"]
+    assert cell["diff"] == pytest.approx(0.9 - 0.82) and cell["interval"] == pytest.approx(
+        [v - 0.82 for v in mean_spread([0.8, 0.9, 1.0])])
+    mixed = found["cells"]["3-RPM"]["Mixed"]  # ours by Eq. 3: 0.24 * 0.9 + 0.76 * 0.1 = 0.292
+    assert mixed["ours"] == pytest.approx(0.292) and mixed["diff"] == pytest.approx(0.292 - 0.536)
+    # the worst cell is the 3-RPM agent's CartPole (0.1 - 0.448), exact: no spread among its agents
+    assert found["worst_gap"] == pytest.approx(0.348) and found["worst_gap_interval"] == pytest.approx([0.348, 0.348])
+    assert found["cell_count"] == 6
+
+
+def test_the_worst_gap_interval_spans_every_cells_interval():
+    rows = {"A": {"T": [0.0, 0.2]}}  # mean 0.1, a wide t-interval around it
+    found = claims.versus_paper(rows, ["T"], {"T": 1.0}, {"A": {"T": 0.1}})
+    low, high = mean_spread([-0.1, 0.1])
+    assert found["worst_gap"] == pytest.approx(0.0, abs=1e-12)
+    assert found["worst_gap_interval"] == pytest.approx([0.0, max(abs(low), abs(high))])  # straddles zero
+
+
+def test_random_agents_fail_the_printed_scores_claim(items, sets):
+    tests = ["3-RPM", "CartPole"]
+    weights = {"3-RPM": 0.24, "CartPole": 0.76}
+    rows = {name: random_scores(tests, sets, 4, 3, seed) for seed, name in enumerate(["3-RPM", "CartPole", "Mixed",
+                                                                                     "Random"])}
+    control = {"vs_paper": claims.versus_paper(rows, tests, weights, claims.paper_table_for(tests)["rows"])}
+    assert judge(items["tab01-scores"]["criterion"], {"table1": control})[0] == FAILS

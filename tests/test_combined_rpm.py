@@ -26,7 +26,14 @@ def allowed_grids(kind: str, n: int, progression: str) -> frozenset:
     """Brute force, independent of the generator: every grid of one characteristic that ``kind`` allows."""
     wrap = progression == "cyclic"
     grids: set[tuple] = set()
-    if kind == "progression":
+    orders = list(itertools.permutations(range(n), 3))
+    if kind == "progression" and progression == "shared":  # one order of distinct values, in every line
+        for order in orders:
+            grid = np.array([order] * 3)
+            grids |= {tuple(grid.ravel()), tuple(grid.T.ravel())}
+    elif kind == "progression" and progression == "independent":  # each line its own order
+        grids |= _grid_lines(orders)
+    elif kind == "progression":
         for step in range(-(n - 1), n):
             lines = [(x, x + step, x + 2 * step) for x in range(n)]
             if wrap:
@@ -61,7 +68,8 @@ def answers_by_brute_force(grid: np.ndarray, kinds: list[str], progression: str)
     return found
 
 
-@pytest.mark.parametrize("n, progression, size", [(3, "cyclic", 1500), (6, "cyclic", 300), (6, "bounded", 300)])
+@pytest.mark.parametrize("n, progression, size", [(3, "cyclic", 1500), (6, "cyclic", 300), (6, "bounded", 300),
+                                                   (3, "shared", 1500), (6, "shared", 300), (3, "independent", 300)])
 def test_every_problem_of_a_set_has_exactly_one_answer_consistent_with_its_rule(n, progression, size):
     problems = rpm.problem_set(n, size, seed=1, progression=progression)
     assert len({row.tobytes() for row in problems.x}) == size  # distinct problems
@@ -138,3 +146,71 @@ def test_sets_have_the_papers_sizes_and_split():
     assert rpm.PAPER_SET_SIZES[6] == 10000
     with pytest.raises(ValueError, match="unknown progression 'modular'; allowed: cyclic, bounded"):
         rpm.problem_set(3, progression="modular")
+
+
+def test_the_shared_reading_keeps_one_order_of_unused_values_in_every_line():
+    rng = np.random.default_rng(11)
+    starts = []
+    for _ in range(400):
+        problem = rpm.draw_problem(6, rng, "shared")
+        assert problem.inputs().shape == (48,) and problem.answer.shape == (6,)
+        for k in range(6):
+            lines = _lines(problem, k)
+            assert len(set(lines[0].tolist())) == 3  # a start, then two values not used before
+            assert (lines == lines[0]).all()  # the same order in every line: constant across the other way
+            assert not (lines.T == lines.T[0]).all()
+            starts.append(int(lines[0, 0]))
+        # the missing value is what the other lines show in its place, also v(0,2) + v(2,0) - v(0,0)
+        g = problem.grid
+        assert (problem.answer == g[0, 2] + g[2, 0] - g[0, 0]).all()
+    counts = np.bincount(starts, minlength=6)
+    assert counts.min() > 0.8 * len(starts) / 6  # every value starts about equally often
+
+
+def test_a_hand_checked_shared_problem():
+    # colour along the rows (2, 0, 1 in every row), size and shape down the columns
+    colour = np.array([[2, 0, 1]] * 3)
+    size = np.array([[1, 1, 1], [0, 0, 0], [2, 2, 2]])
+    shape = np.array([[2, 2, 2], [1, 1, 1], [0, 0, 0]])
+    grid = np.stack([colour, size, shape], axis=2)
+    rules = (rpm.Rule("progression", "rows"), rpm.Rule("progression", "columns"), rpm.Rule("progression", "columns"))
+    problem = rpm.Problem(grid, rules, "shared")
+    assert rpm.consistent_answers(problem) == [{1}, {2}, {0}]
+    # for N = 3 every order of three values is a cyclic progression, so a shared grid is also cyclic (one
+    # with equal starts); for N = 6 the order 0, 3, 1 is no progression, cyclic or bounded
+    assert rpm.consistent_answers(rpm.Problem(grid, rules, "cyclic")) == [{1}, {2}, {0}]
+    six = np.zeros((3, 3, 6), dtype=np.int64)
+    six[:, :, 0] = [[0, 3, 1]] * 3
+    six[:, :, 1:] = np.array([[0, 1, 2]] * 3)[:, :, None]
+    rules = (rpm.Rule("progression", "rows"),) * 6
+    for reading, first in (("shared", {1}), ("cyclic", set()), ("bounded", set())):
+        assert rpm.consistent_answers(rpm.Problem(six, rules, reading))[0] == first
+
+
+def test_the_independent_reading_leaves_n_minus_2_answers_open_for_6_rpm():
+    rng = np.random.default_rng(5)
+    for _ in range(100):
+        problem = rpm.draw_problem(6, rng, "independent")
+        for k in range(6):
+            found = set()
+            for value in range(6):  # by hand: every line of one direction holds three distinct values
+                values = problem.grid[:, :, k].copy()
+                values[2, 2] = value
+                if any(all(len(set(line)) == 3 for line in lines.tolist()) for lines in (values, values.T)):
+                    found.add(value)
+            unused = set(range(6)) - set(_lines(problem, k)[2, :2].tolist())  # along its own direction
+            assert int(problem.answer[k]) in found and unused <= found and len(unused) == 4
+
+
+@pytest.mark.parametrize("n, progression", [(3, p) for p in rpm.PROGRESSIONS] + [(6, "shared"), (6, "bounded")])
+def test_the_counts_of_grids_per_characteristic_match_brute_force(n, progression):
+    assert rpm.characteristic_grids(n, progression) == len(allowed_grids("progression", n, progression))
+
+
+def test_only_the_shared_reading_has_about_the_papers_1500_problems():
+    counts = {p: rpm.characteristic_grids(3, p) ** 3 for p in rpm.PROGRESSIONS}
+    assert counts == {"cyclic": 96 ** 3, "bounded": 64, "shared": 1728, "independent": 420 ** 3}
+    assert rpm.characteristic_grids(6, "shared") == 2 * 6 * 5 * 4
+    assert rpm.BOOK_READING == "shared"
+    problems = rpm.problem_set(6, 200, progression="shared")
+    assert problems.x.shape == (200, 48) and problems.y.shape == (200, 6)

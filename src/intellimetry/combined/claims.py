@@ -73,6 +73,48 @@ def table_claim_from_rows(rows: Mapping[str, Mapping[str, Sequence[float]]], tes
                         for name, row in rows.items()}, tests)
 
 
+def paper_table_for(tests: Sequence[str]) -> dict:
+    """The paper's table (``{"tests", "rows"}`` from data/reference/combined/paper.yaml) whose tests are ``tests``."""
+    from intellimetry.paths import load_reference
+
+    paper = load_reference("combined/paper.yaml")
+    for which in ("table1", "table2"):
+        if list(paper[which]["tests"]) == list(tests):
+            return paper[which]
+    raise ValueError(f"the paper has no table of the tests {list(tests)}")
+
+
+def _abs_interval(low: float, high: float) -> tuple[float, float]:
+    """The interval of |d| for d in [low, high]."""
+    near = 0.0 if low <= 0 <= high else min(abs(low), abs(high))
+    return near, max(abs(low), abs(high))
+
+
+def versus_paper(rows: Mapping[str, Mapping[str, Sequence[float]]], tests: Sequence[str],
+                 weights: Mapping[str, float], paper_rows: Mapping[str, Mapping[str, float]]) -> dict:
+    """Every score the paper prints beside ours: per agent and column (the tests and Mixed, ours by Eq. 3
+    with ``weights`` unless a row gives its own), ``diff`` = our mean minus the paper's value with
+    ``interval``, the t-interval over our agents. ``worst_gap``: the largest |diff| over the cells, and
+    ``worst_gap_interval`` the interval it can take ([largest near end, largest far end] of the cells'
+    |diff| intervals): below a tolerance by its whole interval only if every cell is."""
+    cells, near, far, worst = {}, [], [], 0.0
+    for name, paper_row in paper_rows.items():
+        ours = {**{t: rows[name][t] for t in tests},
+                MIXED: rows[name][MIXED] if MIXED in rows[name] else per_agent_mixed(rows[name], weights)}
+        cells[name] = {}
+        for column, printed in paper_row.items():
+            values = np.asarray(ours[column], dtype=float) - float(printed)
+            low, high = mean_spread(values)
+            cells[name][column] = {"ours": float(values.mean() + printed), "paper": float(printed),
+                                   "diff": float(values.mean()), "interval": [low, high]}
+            a, b = _abs_interval(low, high)
+            near.append(a)
+            far.append(b)
+            worst = max(worst, abs(float(values.mean())))
+    return {"cells": cells, "worst_gap": worst, "worst_gap_interval": [max(near), max(far)],
+            "cell_count": len(near)}
+
+
 def paper_table_values(which: str) -> dict:
     """The paper's Table 1 or 2 (``which``: "table1" or "table2") shaped like our table's values: its
     printed means as one-agent rows (so each interval is the value itself), its own mixed column."""
@@ -84,6 +126,7 @@ def paper_table_values(which: str) -> dict:
     best = max(rows, key=lambda name: rows[name][MIXED])
     worst = min(rows, key=lambda name: rows[name][MIXED])
     return {which: {**table_claim(scores, paper["tests"]), "best_mixed_agent": best, "worst_mixed_agent": worst,
+                    "vs_paper": versus_paper(scores, paper["tests"], {}, rows),
                     "specialists_best_own": all(max(rows, key=lambda n, t=t: rows[n][t]) == t for t in paper["tests"]),
                     "agents_per_row": None}}
 

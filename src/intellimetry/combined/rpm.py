@@ -4,39 +4,45 @@ An N-RPM problem is a 3 x 3 grid of cells; every cell holds N characteristics (c
 each taking one of N values 0 ... N-1. The eight cells other than the bottom-right one are shown (8 N
 inputs: 24 for 3-RPM, 48 for 6-RPM) and the agent generates the missing cell (N outputs).
 
-**The paper's rule** (``rule="progression"``). Every characteristic follows its own progression, along
-the rows or along the columns, never both: along its direction every line (a row, or a column) starts at
-a random value and moves by the characteristic's step s to an unused value at each cell, x, x + s,
-x + 2s. The step is shared by the three lines, so the shown lines reveal it; each line has its own start.
-Two variants (``progression``):
+**The paper's rule** (``rule="progression"``): every characteristic changes along the rows or along the
+columns, never both; it "starts at some random value and is then randomly changed to an unused value as
+the row or column changes". The sentence admits several readings (``progression``; the reasons for the
+book's choice are in data/reference/combined/rpm-readings.yaml). Along its direction every line (a row,
+or a column) holds three distinct values:
 
-* ``cyclic``: values wrap around modulo N; the steps are those that never revisit a value within a line
-  (s and 2s not multiples of N: s in {1, 2} for N = 3, {1, 2, 4, 5} for N = 6). For N = 3 these are
-  exactly the six orderings of three distinct values, the paper's "randomly changed to an unused value".
-* ``bounded``: no wrap; x + 2s stays within 0 ... N-1, s in ±1 ... ±(N-1)/2. For N = 3 only 0, 1, 2 and
-  2, 1, 0 remain (a 3-RPM set then has just 64 distinct problems).
+* ``shared`` (the book's reading): one random order of distinct values per characteristic, the same in
+  every line, so the characteristic is constant across the other direction. 12 grids per characteristic
+  for N = 3 (1,728 3-RPM problems, the paper's "1500 possible"). Answer: v(0,2) + v(2,0) - v(0,0).
+* ``cyclic``: x, x + s, x + 2s modulo N, the step s shared by the three lines, each line its own start;
+  s and 2s not multiples of N (s in {1, 2} for N = 3, {1, 2, 4, 5} for N = 6). Answer: v(0,2) + v(2,0) -
+  v(0,0) modulo N, so the agent must learn modular arithmetic.
+* ``bounded``: as cyclic without wrapping (x + 2s within 0 ... N-1, s in ±1 ... ±(N-1)/2). Answer:
+  v(0,2) + v(2,0) - v(0,0). For N = 3 only 0, 1, 2 and 2, 1, 0 remain (64 distinct 3-RPM problems).
+* ``independent``: every line its own random order of distinct values. For N = 3 the answer is the value
+  its line has not used; for N > 3 any of the N - 2 unused values fits, so the answer is not determined.
 
-With either variant the missing value is the same for both directions, v(0,2) + v(2,0) - v(0,0): modulo N
-when cyclic, exactly when bounded. So a problem has exactly one answer, and the cyclic variant asks for
-modular arithmetic where the bounded one is a linear function of the shown cells.
+Under shared, cyclic and bounded a problem has exactly one answer (the tests check it by brute force).
 
 **Beyond the paper** (an option, not used by the paper's figures): the rule types of the RAVEN family of
 generators, applied per characteristic along rows or columns: ``constant`` (every line constant),
-``progression`` (as above), ``arithmetic`` (third = first ± second, same sign in every line) and
-``distribute-three`` (three distinct values, each line a rotation of the first by one more place). A
-problem whose shown cells fit more than one answer under its own rule types is drawn again, so difficulty
-can be graded by the mix of rule types.
+``progression`` (as above), ``arithmetic`` (third = first ± second, same sign in every line; modulo N
+only under cyclic) and ``distribute-three`` (three distinct values, each line a rotation of the first by
+one more place). A problem whose shown cells fit more than one answer under its own rule types is drawn
+again, so difficulty can be graded by the mix of rule types.
 """
 from __future__ import annotations
 
 import hashlib
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
 
 from intellimetry.checks import check_choice, check_float, check_int
 
-PROGRESSIONS = ("cyclic", "bounded")
+# the readings of the paper's rule (appended, so that a set's seed stream stays that of its index)
+PROGRESSIONS = ("cyclic", "bounded", "shared", "independent")
+BOOK_READING = "shared"  # data/reference/combined/rpm-readings.yaml
 RULES = ("progression", "constant", "arithmetic", "distribute-three")
 DIRECTIONS = ("rows", "columns")
 # The paper's problem sets: 3-RPM "200 tests out of 1500", 6-RPM "90 % ... 9000 tests" and "1400 tests" = 14 %.
@@ -100,20 +106,35 @@ def _check_setup(n, progression, rules) -> tuple[int, str, tuple[str, ...]]:
         raise ValueError(f"rules must name at least one rule type; allowed: {', '.join(RULES)}")
     for rule in rules:
         check_choice("rule", rule, RULES)
+    if progression == "independent" and n > 3 and rules != ("progression",):
+        raise ValueError("the independent reading has no unique answer for n > 3, so it cannot be mixed with "
+                         "rules that need one; use rules=('progression',)")
     return n, progression, rules
 
 
 # ----------------------------------------------------------------------------- drawing one line set
 
-def _progression_lines(n, progression, rng) -> tuple[np.ndarray, int]:
+def _progression_line_sets(n, progression, count, rng) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` characteristics' lines under a reading of the paper's rule, (count, 3 lines, 3 values), and
+    each one's step (0 where the reading has none), drawn together."""
+    if progression in ("shared", "independent"):
+        # a random start, then random unused values: the first three of a random order of the n values
+        lines = 1 if progression == "shared" else 3
+        orders = np.argsort(rng.random((count, lines, n)), axis=2)[..., :3]
+        return np.broadcast_to(orders, (count, 3, 3)).copy(), np.zeros(count, dtype=np.int64)
+    steps = np.array(cyclic_steps(n) if progression == "cyclic" else bounded_steps(n))
+    step = steps[rng.integers(len(steps), size=count)]
     if progression == "cyclic":
-        step = int(rng.choice(cyclic_steps(n)))
-        starts = rng.integers(0, n, size=3)
-        return (starts[:, None] + step * np.arange(3)) % n, step
-    step = int(rng.choice(bounded_steps(n)))
-    low, high = max(0, -2 * step), min(n - 1, n - 1 - 2 * step)
-    starts = rng.integers(low, high + 1, size=3)
-    return starts[:, None] + step * np.arange(3), step
+        starts = rng.integers(0, n, size=(count, 3))
+        return (starts[..., None] + step[:, None, None] * np.arange(3)) % n, step
+    low, high = np.maximum(0, -2 * step), np.minimum(n - 1, n - 1 - 2 * step)
+    starts = rng.integers(low[:, None], high[:, None] + 1, size=(count, 3))
+    return starts[..., None] + step[:, None, None] * np.arange(3), step
+
+
+def _progression_lines(n, progression, rng) -> tuple[np.ndarray, int]:
+    lines, step = _progression_line_sets(n, progression, 1, rng)
+    return lines[0], int(step[0])
 
 
 def _arithmetic_lines(n, progression, rng) -> tuple[np.ndarray, int]:
@@ -162,6 +183,9 @@ def fits_rule(values, kind: str, direction: str, n: int, progression: str) -> bo
     if kind == "constant":
         return bool((lines == lines[:, :1]).all())
     if kind == "progression":
+        distinct = all(len(set(line.tolist())) == 3 for line in lines)
+        if progression in ("shared", "independent"):
+            return distinct and (progression == "independent" or bool((lines == lines[0]).all()))
         diffs = np.diff(lines, axis=1)
         if progression == "cyclic":
             diffs %= n
@@ -183,6 +207,31 @@ def fits_rule(values, kind: str, direction: str, n: int, progression: str) -> bo
                for shift in (1, 2))
 
 
+def _allowed_lines(n: int, progression: str) -> list[list[tuple[int, ...]]]:
+    """Groups of lines one characteristic may use together (three lines from the same group make a grid)."""
+    if progression in ("shared", "independent"):
+        orders = [tuple(int(v) for v in order) for order in itertools.permutations(range(n), 3)]
+        return [[order] for order in orders] if progression == "shared" else [orders]
+    if progression == "cyclic":
+        return [[tuple((x + k * s) % n for k in range(3)) for x in range(n)] for s in cyclic_steps(n)]
+    return [[(x, x + s, x + 2 * s) for x in range(n) if 0 <= x + 2 * s < n] for s in bounded_steps(n)]
+
+
+def characteristic_grids(n: int, progression: str) -> int:
+    """How many distinct 3 x 3 grids one characteristic can take under a reading (rows or columns), by
+    enumeration; a whole N-RPM problem has this to the power N. Cheap for small n; for "independent" it
+    enumerates P(n, 3)^3 grids."""
+    n = check_int("n", n, 3, 12)
+    check_choice("progression", progression, PROGRESSIONS)
+    grids = set()
+    for group in _allowed_lines(n, progression):
+        for lines in itertools.product(group, repeat=3):
+            grid = np.array(lines)
+            grids.add(grid.tobytes())
+            grids.add(np.ascontiguousarray(grid.T).tobytes())
+    return len(grids)
+
+
 def consistent_answers(problem: Problem, rules: tuple[str, ...] | None = None) -> list[set[int]]:
     """Per characteristic, every value of the missing cell with which the grid follows one of ``rules``
     (default: the problem's own rule type of that characteristic) along rows or columns."""
@@ -202,11 +251,13 @@ def consistent_answers(problem: Problem, rules: tuple[str, ...] | None = None) -
 
 # ----------------------------------------------------------------------------- problems and sets
 
-def draw_problem(n: int, rng: np.random.Generator, progression: str = "cyclic",
+def draw_problem(n: int, rng: np.random.Generator, progression: str = BOOK_READING,
                  rules=("progression",)) -> Problem:
     """One N-RPM problem with exactly one answer: each characteristic draws a rule type from ``rules``,
     a direction, and its lines; a draw whose shown cells admit a second answer is repeated."""
     n, progression, rules = _check_setup(n, progression, rules)
+    if rules == ("progression",):
+        return _draw_progressions(n, progression, rng)
     for _ in range(MAX_DRAWS_PER_PROBLEM):
         grid = np.zeros((3, 3, n), dtype=np.int64)
         chosen = []
@@ -217,10 +268,21 @@ def draw_problem(n: int, rng: np.random.Generator, progression: str = "cyclic",
             grid[:, :, k] = lines if direction == "rows" else lines.T
             chosen.append(Rule(kind, direction, parameter))
         problem = Problem(grid, tuple(chosen), progression)
-        # the paper's rule alone always has one answer (module docstring; the tests check it by brute force)
-        if rules == ("progression",) or all(len(c) == 1 for c in consistent_answers(problem)):
+        if all(len(c) == 1 for c in consistent_answers(problem)):
             return problem
     raise RuntimeError(f"no {n}-RPM problem with a unique answer in {MAX_DRAWS_PER_PROBLEM} draws (rules {rules})")
+
+
+def _draw_progressions(n: int, progression: str, rng: np.random.Generator) -> Problem:
+    """A problem of the paper's rule alone, every characteristic drawn at once. It has one answer under
+    shared, cyclic and bounded (module docstring; the tests check it by brute force); under independent
+    with N > 3 the reading itself leaves N - 2 answers open."""
+    rows = rng.integers(2, size=n) == 0
+    lines, steps = _progression_line_sets(n, progression, n, rng)
+    grids = np.where(rows[:, None, None], lines, lines.transpose(0, 2, 1))  # (characteristic, row, column)
+    rules = tuple(Rule("progression", DIRECTIONS[0] if row else DIRECTIONS[1], int(step))
+                  for row, step in zip(rows, steps))
+    return Problem(np.ascontiguousarray(grids.transpose(1, 2, 0)).astype(np.int64), rules, progression)
 
 
 @dataclass(frozen=True, eq=False)
@@ -251,7 +313,7 @@ class ProblemSet:
                 "size": self.size, "train": len(self.train), "test": len(self.test)}
 
 
-def problem_set(n: int, size: int | None = None, seed: int = 0, progression: str = "cyclic",
+def problem_set(n: int, size: int | None = None, seed: int = 0, progression: str = BOOK_READING,
                 rules=("progression",), test_fraction: float = TEST_FRACTION) -> ProblemSet:
     """``size`` distinct problems (default: the paper's 1,500 for 3-RPM, 10,000 for 6-RPM), split at random
     into ``1 - test_fraction`` for training and ``test_fraction`` for testing (the paper's 90 / 10)."""

@@ -20,7 +20,7 @@ from intellimetry.cache import ModelCache, TrainingCode
 from intellimetry.checks import check_choice, check_float, check_int
 from intellimetry.combined import rpm, training
 from intellimetry.combined.agents import LARGE, SMALL, Adam, Agents, Topology
-from intellimetry.combined.claims import table_claim_from_rows
+from intellimetry.combined.claims import paper_table_for, table_claim_from_rows, versus_paper
 from intellimetry.combined.scoring import (
     CARTPOLE_WINDOW,
     THRESHOLDS,
@@ -38,10 +38,11 @@ TOPOLOGIES = {"small": SMALL, "large": LARGE}
 
 @dataclass(frozen=True)
 class Sets:
-    """The RPM problem sets every figure shares: size and progression variant per test, and the seed."""
+    """The RPM problem sets every figure shares: size and reading of the generator (``progression``, see
+    :mod:`intellimetry.combined.rpm`) per test, and the seed."""
 
-    progression_3rpm: str = "cyclic"
-    progression_6rpm: str = "bounded"
+    progression_3rpm: str = rpm.BOOK_READING
+    progression_6rpm: str = rpm.BOOK_READING
     size_3rpm: int = rpm.PAPER_SET_SIZES[3]
     size_6rpm: int = rpm.PAPER_SET_SIZES[6]
     seed: int = 0
@@ -70,7 +71,9 @@ class Recipe:
     """How a cohort is trained: task, topology ("small": 24 -> 3, "large": 48 -> 6), epochs (RPM: passes
     over the training problems; CartPole: episodes; Mixed: rounds of one CartPole episode and one problem of
     each RPM test in ``mixed_tests``), Adam's learning rate, the RPM minibatch, and ``train_problems``: how
-    many of the training split's problems an RPM agent learns from (0 = all; Figs. 3-4 vary it)."""
+    many of the training split's problems an RPM agent learns from (0 = all; Figs. 3-4 vary it), and
+    ``epoch_problems``: an RPM specialist's problems per epoch (0 = one pass over them; the readings figure
+    gives 3-RPM and 6-RPM the same number of steps)."""
 
     task: str
     topology: str
@@ -79,6 +82,7 @@ class Recipe:
     batch_size: int = 32
     mixed_tests: tuple[str, ...] = ()
     train_problems: int = 0
+    epoch_problems: int = 0
 
     def __post_init__(self):
         check_choice("task", self.task, TASKS)
@@ -87,6 +91,7 @@ class Recipe:
         check_float("learning_rate", self.learning_rate, 0, low_open=True)
         check_int("batch_size", self.batch_size, 1)
         check_int("train_problems", self.train_problems, 0)
+        check_int("epoch_problems", self.epoch_problems, 0)
         for test in self.mixed_tests:
             check_choice("mixed test", test, tuple(RPM_TESTS))
         if self.topology == "small" and (self.task == "6-RPM" or "6-RPM" in self.mixed_tests):
@@ -151,7 +156,7 @@ def _cohort_record(recipe: Recipe, removed: list[int], seeds: list[int], sets: S
     tracker = _Tracker(agents, recipe, sets) if track else None
     started, cpu = time.perf_counter(), time.process_time()
     training.train(agents, recipe.task, recipe.epochs, recipe.learning_rate, recipe.batch_size,
-                   _training_data(recipe, sets), tracker, progress)
+                   _training_data(recipe, sets), tracker, progress, recipe.epoch_problems or None)
     record = {"recipe": recipe.to_dict(), "removed": removed, "seeds": seeds,
               "scores": evaluate(agents, tests, sets, cartpole_episodes, eval_seed),
               "seconds": round(time.perf_counter() - started, 2),
@@ -165,7 +170,8 @@ def _cohort_record(recipe: Recipe, removed: list[int], seeds: list[int], sets: S
 CODE = TrainingCode("combined-agents", 1, packages=("numpy",), definitions=(
     Agents, Adam, Topology, training.rpm_step, training.rpm_epoch, training.rpm_scores, training._rollout,
     training._normalised_returns, training.cartpole_episode, training.cartpole_scores, training.train,
-    training.rpm_epoch_of_one, training.agent_rngs, rpm.draw_problem, rpm.problem_set, rpm.score_answers,
+    training.rpm_epoch_of_one, training.agent_rngs, training.epoch_order, rpm.draw_problem, rpm.problem_set,
+    rpm.score_answers,
     Recipe, evaluate, _Tracker, _cohort_record, _training_data))
 
 
@@ -252,12 +258,16 @@ def table(tests: Sequence[str], topology: str, budget: Budget, sets: Sets, agent
         "difficulty": difficulties, "weights": weights, "topology": TOPOLOGIES[topology].to_dict(),
         "agents_per_row": agents, "budget": budget.to_dict(),
         "training_seconds": {t: r["seconds"] for t, r in records.items()}}
-    summary |= table_claim_from_rows({AGENT_NAMES[task]: row for task, row in rows.items()}, tests, weights)
+    named = {AGENT_NAMES[task]: row for task, row in rows.items()}
+    paper_rows = paper_table_for(tests)["rows"]
+    summary |= table_claim_from_rows(named, tests, weights) | {
+        "vs_paper": versus_paper(named, tests, weights, paper_rows)}
     control_rows = {AGENT_NAMES[task]: random_scores(tests, sets, agents, budget.eval_episodes,
                                                      task_seed("combined-control", seed, task))
                     for task in rows}
     control = summarise_table({task: control_rows[AGENT_NAMES[task]] for task in rows}, tests, weights) | {
-        "agents_per_row": agents, **table_claim_from_rows(control_rows, tests, weights)}
+        "agents_per_row": agents, **table_claim_from_rows(control_rows, tests, weights),
+        "vs_paper": versus_paper(control_rows, tests, weights, paper_rows)}
     return TableResult(summary, records, {key: value for key, value in control.items() if key != "rows"})
 
 

@@ -57,12 +57,21 @@ def rpm_step(agents: Agents, optimiser: Adam, x: np.ndarray, y: np.ndarray) -> N
     optimiser.step(agents.backward(kept, grad))
 
 
+def epoch_order(rng: np.random.Generator, problems: int, length: int | None = None) -> np.ndarray:
+    """The problems an epoch visits: a random order of all ``problems``, or, with ``length``, that many
+    from random orders one after another (a set smaller than ``length`` is passed more than once)."""
+    length = problems if length is None else check_int("epoch length", length, 1)
+    passes = -(-length // problems)
+    return np.concatenate([rng.permutation(problems) for _ in range(passes)])[:length]
+
+
 def rpm_epoch(agents: Agents, optimiser, x: np.ndarray, y: np.ndarray, batch_size: int,
-              rngs: Sequence[np.random.Generator]) -> None:
-    """One pass over the training problems x (M, 8N), y (M, N); each agent in its own random order."""
+              rngs: Sequence[np.random.Generator], epoch_problems: int | None = None) -> None:
+    """One epoch over the training problems x (M, 8N), y (M, N), each agent in its own random order: one
+    pass, or ``epoch_problems`` problems (so that sets of different sizes get the same number of steps)."""
     batch_size = check_int("batch_size", batch_size, 1)
-    order = np.stack([rng.permutation(len(y)) for rng in rngs])
-    for start in range(0, len(y), batch_size):
+    order = np.stack([epoch_order(rng, len(y), epoch_problems) for rng in rngs])
+    for start in range(0, order.shape[1], batch_size):
         chosen = order[:, start:start + batch_size]
         rpm_step(agents, optimiser, x[chosen], y[chosen])
 
@@ -177,12 +186,13 @@ def weight_change(before: np.ndarray, agents: Agents) -> np.ndarray:
 
 def train(agents: Agents, task: str, epochs: int, learning_rate: float, batch_size: int,
           data: dict[str, tuple[np.ndarray, np.ndarray]], on_epoch: Callable | None = None,
-          progress: bool = False) -> None:
+          progress: bool = False, epoch_problems: int | None = None) -> None:
     """Train ``agents`` on ``task`` ("3-RPM", "6-RPM", "CartPole" or "Mixed") for ``epochs`` epochs.
 
     ``data`` maps each RPM test the task uses to its training problems (x, y); the mixed agent uses
     every RPM test in ``data``. After every epoch ``on_epoch(epoch, lengths)`` is called (``lengths``: the
-    CartPole episode lengths of that epoch, or None)."""
+    CartPole episode lengths of that epoch, or None). ``epoch_problems``: an RPM specialist's problems per
+    epoch (default one pass over its training problems; see :func:`rpm_epoch`)."""
     epochs = check_int("epochs", epochs, 0)
     optimiser = make_optimiser(agents, learning_rate)
     shuffles, actions = agent_rngs(agents, "shuffle"), agent_rngs(agents, "actions")
@@ -191,7 +201,7 @@ def train(agents: Agents, task: str, epochs: int, learning_rate: float, batch_si
     for epoch in tqdm(range(1, epochs + 1), desc=f"{task} x {agents.count}", disable=not progress, leave=False):
         lengths = None
         if task in RPM_TESTS:
-            rpm_epoch(agents, optimiser, *data[task], batch_size, shuffles)
+            rpm_epoch(agents, optimiser, *data[task], batch_size, shuffles, epoch_problems)
         elif task in (CARTPOLE, "Mixed"):
             lengths = cartpole_episode(agents, optimiser, actions)
             if task == "Mixed":
