@@ -33,8 +33,8 @@ def heuristic_policy(obs) -> int:
     if max(abs(push_x), abs(push_y)) < DEADBAND:
         return 0
     if abs(push_x) >= abs(push_y):
-        return 2 if push_x > 0 else 1
-    return 3 if push_y > 0 else 4
+        return 1 if push_x > 0 else 2  # right (+x) or left (-x)
+    return 3 if push_y > 0 else 4  # forward (+y) or backward (-y)
 
 
 def random_policy(seed: int) -> Callable:
