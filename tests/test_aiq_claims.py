@@ -81,6 +81,19 @@ def test_cartpole_sweep_summary_reports_teachers_and_the_best_of_each_pool():
                                          "samples": 10, "entropy": 2.0}
 
 
+def test_pool_learning_finds_the_settings_where_a_pool_missed_the_top_bin():
+    results = _complexities(10.0, 20.0, 30.0)
+    for result, pools in zip(results, ([[0.2, 1.0], [0.97, 0.5]], [[0.5, 0.96], [1.0]], [[0.1], [0.2]])):
+        result.performances = pools
+    learning = claims.pool_learning([9.8, 14.7, 19.6], results)
+    assert learning["pool_best"] == {"9.8": [1.0, 0.97], "14.7": [0.96, 1.0], "19.6": [0.1, 0.2]}
+    # 30 bins: 0.97 is in the top bin (from 29/30), 0.96 one below it, 0.1 and 0.2 in bins 3 and 6
+    assert learning["bins_above_best"] == {"9.8": [0, 0], "14.7": [1, 0], "19.6": [26, 23]}
+    assert learning["settings_not_learned"] == ["14.7", "19.6"] and learning["lowest_pool_best"] == 0.1
+    assert learning["pool_learns_everywhere"] is False
+    assert claims.pool_learning([9.8], results[:1])["pool_learns_everywhere"] is True
+
+
 def test_mixing_summary_against_the_paper_value():
     curve = study.Mixing("a", "b", np.array([0.0, 0.5, 1.0]), np.array([0.8, 0.5, 0.6]), np.zeros((3, 1)), "shared")
     summary = claims.mixing_summary(curve, paper=0.05)

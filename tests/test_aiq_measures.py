@@ -12,11 +12,13 @@ from scipy.stats import ortho_group
 from intellimetry.aiq.measures import (
     aiq,
     aiq_relative,
+    bins_above,
     complete_distances,
     diagonal,
     dissimilarity,
     hull_faces,
     hull_volume,
+    image_entropies,
     image_entropy,
     is_flat,
     mccp,
@@ -150,6 +152,18 @@ def test_normalise_across():
         normalise_across([0.0, 0.0])
 
 
+def test_bins_above_the_best_counts_the_bins_the_curve_extrapolates():
+    assert bins_above(0.50, bins=5) == 2  # the hand pool: bins 3 and 4 lie beyond .50
+    assert bins_above(0.99, bins=5) == 0 and bins_above(1.0, bins=5) == 0 and bins_above(1.7, bins=5) == 0
+    assert bins_above(29 / 30) == 0 and bins_above(28.9 / 30) == 1  # 30 bins: the top bin starts at 29/30
+    assert bins_above(120 / 200, bins=5) == 1  # 0.6 sits in the bin starting at 0.6 (rounding tolerance)
+    assert bins_above(-0.1, bins=5) == 5  # below the range: every bin is filled by the line
+    curve = mccp_curve(SIZES, PERFS, bins=5)
+    assert int((curve.source[3:] == "fit").sum()) == bins_above(max(PERFS), bins=5)
+    with pytest.raises(ValueError):
+        bins_above(0.5, bins=0)
+
+
 # ------------------------------------------------------------------ entropy
 
 def test_constant_image_has_zero_pixel_entropy():
@@ -184,6 +198,16 @@ def test_image_entropy_hand_3x3_checkerboard():
     expected = (H(1, 4) + 4 * H(1, 3) + 4 * H(1, 2)) / 9
     assert image_entropy(np.concatenate([board, board]), 1) == pytest.approx(2 * expected)
     assert image_entropy(np.concatenate([board, board]), 1, chunk=1) == pytest.approx(2 * expected)
+
+
+def test_image_entropies_are_the_per_image_terms_of_the_sum():
+    board = np.indices((3, 3)).sum(axis=0)[None] % 2
+    flat = np.zeros((1, 3, 3), dtype=int)
+    both = np.concatenate([board, flat, board])
+    per_image = image_entropies(both, 4)
+    assert per_image[1] == pytest.approx(2.0)  # a constant image: 0 bits + log2 4
+    assert per_image[0] == pytest.approx(per_image[2]) and per_image[0] > 2.0
+    assert per_image.sum() == pytest.approx(image_entropy(both, 4))
 
 
 def test_observation_entropy_uniform_and_constant():

@@ -98,6 +98,26 @@ def test_domain_entropy_grows_with_copies_of_the_data():
     assert study.domain_entropy(duplicated(blobs, 3, test=True)) == pytest.approx(3 * study.domain_entropy(blobs))
 
 
+def test_entropy_per_sample_and_over_equal_counts_drop_the_domain_size():
+    from intellimetry.aiq.domains import duplicated
+    from intellimetry.aiq.sweeps import domain_entropies
+
+    blobs = _separable()
+    thrice = duplicated(blobs, 3, test=True)
+    per_sample = study.sample_entropies(blobs)
+    assert per_sample.shape == (200,) and per_sample.sum() == pytest.approx(study.domain_entropy(blobs))
+    summed = domain_entropies([blobs, thrice])
+    assert summed[1] == pytest.approx(3 * summed[0])  # the paper's sum counts the copies
+    mean = domain_entropies([blobs, thrice], per="sample")
+    assert mean[1] == pytest.approx(mean[0]) and mean[0] == pytest.approx(per_sample.mean())
+    # equally many samples (200, the smaller domain's count) of each: the small one whole, the large one
+    # a draw whose mean is the same value (every copy's samples repeat the original's)
+    equal = domain_entropies([blobs, thrice], per="equal", seed=3)
+    assert equal[0] == pytest.approx(summed[0]) and equal[1] == pytest.approx(summed[0], rel=0.05)
+    with pytest.raises(ValueError, match="allowed"):
+        domain_entropies([blobs], per="max")
+
+
 def test_stand_in_labels():
     assert study.stand_in_label("digits") == "digits (MNIST)"
     assert study.stand_in_label("shapes100[0,1]") == "shapes100[0,1] (CIFAR100)"
@@ -192,6 +212,12 @@ def test_entropy_prediction_ranks_and_counts_entropies_inside_the_interval():
     assert (named["least_complex_paper"], named["most_complex_paper"]) == ("CartPole", "CIFAR100")
     assert named["entropy_all_inside_interval"] is True
     assert named["mccp_paper"] == {"CartPole": 100.0, "CIFAR100": 400.0}
+    # another baseline against the same intervals: entropy ÷ max = (1.0, 0.25, 0.75) ranks them backwards
+    other = claims.entropy_prediction(["a", "b", "c"], results, np.array([1.0, 10.0, 5.0]),
+                                      others={"backwards": np.array([4.0, 1.0, 3.0])})
+    assert other["backwards"]["entropy_inside_interval"] == 0
+    assert other["backwards"]["spearman_mccp_entropy"] == pytest.approx(-1.0)
+    assert other["entropy_inside_interval"] == 2  # the judged baseline's fit is unchanged
 
 
 def test_noise_summary_fits_the_quadratic_and_splits_the_entropy_gain():

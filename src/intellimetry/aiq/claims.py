@@ -23,7 +23,7 @@ from intellimetry.aiq.controls import (
     shuffled_off_diagonal,
     shuffled_pairing_curve,
 )
-from intellimetry.aiq.measures import MCCPCurve, normalise_across
+from intellimetry.aiq.measures import MCCP_BINS, MCCPCurve, bins_above, normalise_across
 from intellimetry.aiq.study import (  # noqa: F401 (handicap_aiq, space_dimensions, volume_share: re-exported)
     Mixing,
     Suite,
@@ -81,33 +81,45 @@ def paper_intervals(names, intervals) -> dict:
     return {paper_domain(n): pair(i) for n, i in zip(names, intervals)}
 
 
-def entropy_prediction(names, complexities, entropy, seed: int = 0) -> dict:
-    """MCCP against the entropic prediction: the ranking by MCCP (its ends also under the paper's
-    names), each MCCP with its bootstrap interval over the pools' networks
-    (:func:`~intellimetry.aiq.controls.mccp_intervals`) under the paper's names, the rank correlation
-    with its p-value, how many normalised entropies fall inside the normalised MCCP interval (and
-    whether all do), and the normalised values and intervals the figure draws."""
-    mccps = mccp_estimates(complexities)
-    intervals = mccp_intervals(complexities, seed=seed)
+def entropy_fit(complexities, entropy, intervals) -> dict:
+    """How one entropy baseline tracks MCCP: the rank correlation with its p-value, how many
+    normalised entropies fall inside the normalised MCCP ``intervals`` (one Interval per domain) and
+    whether all do, and the normalised values and intervals the figure draws."""
     relative, low, high = relative_intervals(complexities, intervals)
     normalised = normalise_across(entropy)
-    order = [names[i] for i in np.argsort(mccps)]
     inside = [bool(lo <= e <= hi) for e, lo, hi in zip(normalised, low, high)]
-    rho, p = rank_correlation(mccps, entropy)
-    return {"ranking_by_mccp": order, "most_complex": order[-1], "least_complex": order[0],
-            "most_complex_paper": paper_domain(order[-1]), "least_complex_paper": paper_domain(order[0]),
-            "mccp_paper": {paper_domain(n): float(m) for n, m in zip(names, mccps)},
-            "mccp_intervals_paper": paper_intervals(names, intervals),
-            "spearman_mccp_entropy": rho, "spearman_mccp_entropy_p": p,
+    rho, p = rank_correlation(mccp_estimates(complexities), entropy)
+    return {"spearman_mccp_entropy": rho, "spearman_mccp_entropy_p": p,
             "entropy_inside_interval": int(sum(inside)), "entropy_all_inside_interval": all(inside),
             "normalised": {"entropy": normalised.tolist(), "mccp": relative.tolist(), "low": low.tolist(),
                            "high": high.tolist()}}
 
 
-def domain_table(names, complexities, entropy, domains) -> dict:
-    """{domain: its MCCP summary, entropy and number of samples} for the figure's record."""
-    return {n: {**c.summary(), "entropy": float(e), "samples": len(d.y_train) + len(d.y_test)}
-            for n, c, e, d in zip(names, complexities, entropy, domains)}
+def entropy_prediction(names, complexities, entropy, seed: int = 0, others: dict | None = None) -> dict:
+    """MCCP against the entropic prediction: the ranking by MCCP (its ends also under the paper's
+    names), each MCCP with its bootstrap interval over the pools' networks
+    (:func:`~intellimetry.aiq.controls.mccp_intervals`) under the paper's names, and
+    :func:`entropy_fit` of ``entropy``; ``others`` ({name: entropies}) adds the fit of each other
+    baseline under its name, against the same intervals."""
+    mccps = mccp_estimates(complexities)
+    intervals = mccp_intervals(complexities, seed=seed)
+    order = [names[i] for i in np.argsort(mccps)]
+    return {"ranking_by_mccp": order, "most_complex": order[-1], "least_complex": order[0],
+            "most_complex_paper": paper_domain(order[-1]), "least_complex_paper": paper_domain(order[0]),
+            "mccp_paper": {paper_domain(n): float(m) for n, m in zip(names, mccps)},
+            "mccp_intervals_paper": paper_intervals(names, intervals),
+            **entropy_fit(complexities, entropy, intervals),
+            **{name: entropy_fit(complexities, e, intervals) for name, e in (others or {}).items()}}
+
+
+def domain_table(names, complexities, entropy, domains, summed=None) -> dict:
+    """{domain: its MCCP summary, entropy (the baseline judged) and number of samples} for the figure's
+    record; ``summed`` (one per domain) adds the paper's entropy summed over the samples."""
+    table = {n: {**c.summary(), "entropy": float(e), "samples": len(d.y_train) + len(d.y_test)}
+             for n, c, e, d in zip(names, complexities, entropy, domains)}
+    for n, total in zip(names, summed if summed is not None else []):
+        table[n]["entropy_summed"] = float(total)
+    return table
 
 
 def noise_summary(levels, complexities, entropy) -> dict:
@@ -225,6 +237,19 @@ def cartpole_sweep_summary(name: str, settings, complexities, data=None, entropy
         for key, e in zip(per_setting, entropy):
             per_setting[key]["entropy"] = float(e)
     return out
+
+
+def pool_learning(settings, complexities, bins: int = MCCP_BINS) -> dict:
+    """Whether every pool learned at every setting of a sweep: each pool's best performance (t / 200),
+    how many MCCP bins lie above it (:func:`~intellimetry.aiq.measures.bins_above`: those the curve
+    extrapolates), the lowest best over all pools and settings, the settings where some pool's best
+    missed the top bin, and ``pool_learns_everywhere`` when none did (no MCCP extrapolated above
+    its best network)."""
+    best = {f"{x:g}": [float(max(pool)) for pool in c.performances] for x, c in zip(settings, complexities)}
+    above = {key: [bins_above(b, bins) for b in values] for key, values in best.items()}
+    missed = [key for key, counts in above.items() if any(counts)]
+    return {"pool_best": best, "bins_above_best": above, "lowest_pool_best": min(min(v) for v in best.values()),
+            "settings_not_learned": missed, "pool_learns_everywhere": not missed}
 
 
 def mixing_summary(curve: Mixing, paper: float) -> dict:

@@ -17,6 +17,7 @@ RULES = ("neighbour", "monotone")
 RUN_FILLS = ("fit", "interpolate")
 FIT_POINTS = ("all", "minima")
 NORMALISATIONS = ("max", "minmax")
+MCCP_BINS = 30  # performance bins of an MCCP curve over [0, 1] (the spec's)
 
 
 # --------------------------------------------------------------------------- MCCP complexity
@@ -67,7 +68,25 @@ def _linear_fit(x: np.ndarray, y: np.ndarray):
     return lambda q: intercept + slope * np.asarray(q, dtype=float)
 
 
-def mccp_curve(sizes, performances, bins: int = 30, low: float = 0.0, high: float = 1.0,
+def _bins_of(v: np.ndarray, bins: int, low: float, high: float) -> tuple[np.ndarray, np.ndarray]:
+    """(reaches a bin, bin index) of each performance in ``v``: index by arithmetic with a 1e-9 bin
+    tolerance, so that e.g. 120/200 = 0.6 sits in the bin starting at 0.6 although linspace stores that
+    edge as 0.6000000000000001; the last bin also takes p >= high."""
+    position = np.floor((v - low) / (high - low) * bins + 1e-9)
+    return position >= 0, np.clip(position, 0, bins - 1).astype(int)
+
+
+def bins_above(best: float, bins: int = MCCP_BINS, low: float = 0.0, high: float = 1.0) -> int:
+    """How many bins of an MCCP curve lie above the bin of ``best``, a pool's best performance: the
+    bins :func:`mccp_curve` fills by extrapolating its size-vs-performance line (all ``bins`` when
+    ``best`` reaches none). 0 means the pool's best network reached the top bin."""
+    if int(bins) != bins or bins < 1 or not high > low:
+        raise ValueError("need an integer bins >= 1 and high > low")
+    inside, index = _bins_of(np.array([float(best)]), int(bins), low, high)
+    return int(bins) - 1 - int(index[0]) if inside[0] else int(bins)
+
+
+def mccp_curve(sizes, performances, bins: int = MCCP_BINS, low: float = 0.0, high: float = 1.0,
                rule: str = "neighbour", run_fill: str = "fit", fit_points: str = "all") -> MCCPCurve:
     """Size of the smallest policy per performance bin over [low, high] (the MCCP curve).
 
@@ -99,11 +118,7 @@ def mccp_curve(sizes, performances, bins: int = 30, low: float = 0.0, high: floa
     s, v = _pool(sizes, performances)
     edges = np.linspace(low, high, int(bins) + 1)
     centres = (edges[:-1] + edges[1:]) / 2
-    # bin index by arithmetic with a 1e-9 bin tolerance, so that e.g. 120/200 = 0.6 sits in the bin
-    # starting at 0.6 although linspace stores that edge as 0.6000000000000001
-    position = np.floor((v - low) / (high - low) * bins + 1e-9)
-    inside = position >= 0
-    index = np.clip(position, 0, bins - 1).astype(int)
+    inside, index = _bins_of(v, bins, low, high)
     if not inside.any():
         raise ValueError("no policy reaches the performance range")
 
@@ -145,7 +160,7 @@ def mccp_curve(sizes, performances, bins: int = 30, low: float = 0.0, high: floa
     return MCCPCurve(edges, centres, curve, source)
 
 
-def mccp(sizes, performances, bins: int = 30, low: float = 0.0, high: float = 1.0,
+def mccp(sizes, performances, bins: int = MCCP_BINS, low: float = 0.0, high: float = 1.0,
          rule: str = "neighbour", **options) -> float:
     """MCCP complexity: area under the minimal-size curve over [low, high] as the bin-width sum
     Σ size_i · (high − low)/bins (a discretised ∫ MDL(π_min(V)) dV)."""
@@ -213,12 +228,9 @@ def pixel_entropy(images) -> np.ndarray:
     return -(terms.sum(axis=0) / m)
 
 
-def image_entropy(images, n_classes: int, chunk: int = 512) -> float:
-    """Domain entropy of an image set: Σ_images (mean pixel entropy + log2 n_classes), in bits.
-
-    The log2(n_classes) term accounts for the label of each image, as in the paper. Images are
-    processed ``chunk`` at a time to bound memory.
-    """
+def image_entropies(images, n_classes: int, chunk: int = 512) -> np.ndarray:
+    """Each image's entropy (bits): its mean pixel entropy + log2 n_classes, the label's share as in
+    the paper. Images are processed ``chunk`` at a time to bound memory."""
     if int(n_classes) != n_classes or n_classes < 1:
         raise ValueError("n_classes must be a positive integer")
     x = np.asarray(images)
@@ -226,7 +238,13 @@ def image_entropy(images, n_classes: int, chunk: int = 512) -> float:
         raise ValueError("images must be a non-empty (n, h, w) array")
     per_image = np.concatenate([pixel_entropy(x[i:i + chunk]).mean(axis=(1, 2))
                                 for i in range(0, x.shape[0], chunk)])
-    return float((per_image + np.log2(n_classes)).sum())
+    return per_image + np.log2(n_classes)
+
+
+def image_entropy(images, n_classes: int, chunk: int = 512) -> float:
+    """Domain entropy of an image set as the paper sums it: Σ_images (mean pixel entropy + log2
+    n_classes), in bits (:func:`image_entropies` summed), so it grows with the number of images."""
+    return float(image_entropies(images, n_classes, chunk).sum())
 
 
 def observation_entropy(observations, bins: int = 30) -> float:

@@ -23,7 +23,7 @@ from intellimetry.aiq.measures import (
     complete_distances,
     diagonal,
     dissimilarity,
-    image_entropy,
+    image_entropies,
     mccp_curve,
     mccp_interval,
     multilaterate,
@@ -131,12 +131,17 @@ def _quantised(x: np.ndarray, levels: int = 256) -> np.ndarray:
     return np.rint((x - low) / span * (levels - 1)).astype(np.int16)[:, None, :]  # (n, 1, d) one-row images
 
 
-def domain_entropy(domain: dom.Domain) -> float:
-    """The paper's image entropy (radius-1 neighbourhood, + log2 classes, summed over all samples)
-    on the train and test inputs; a vector domain counts each sample as a one-row image of its
-    features quantised to 256 levels."""
+def sample_entropies(domain: dom.Domain) -> np.ndarray:
+    """Each sample's share of the paper's image entropy (radius-1 neighbourhood, + log2 classes), over
+    the train and test inputs; a vector domain counts each sample as a one-row image of its features
+    quantised to 256 levels over the whole domain's range."""
     x = np.concatenate([domain.x_train, domain.x_test])
-    return image_entropy(_quantised(x), domain.n_classes)
+    return image_entropies(_quantised(x), domain.n_classes)
+
+
+def domain_entropy(domain: dom.Domain) -> float:
+    """The paper's domain entropy: :func:`sample_entropies` summed over all samples."""
+    return float(sample_entropies(domain).sum())
 
 
 # --------------------------------------------------------------------------- pools and MCCP

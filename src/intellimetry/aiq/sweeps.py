@@ -17,13 +17,14 @@ from intellimetry.aiq.study import (
     PoolSpec,
     cartpole_complexity,
     cartpole_data,
-    domain_entropy,
     first_classes,
     mixing_curve,
+    sample_entropies,
 )
 
 SWEPT = ("force", "gravity")
 ENTROPY_BINS = 30  # bins per observation variable of CartPole's entropy baseline
+ENTROPY_PER = ("sum", "sample", "equal")  # how domain_entropies reduces the samples' entropies
 
 
 def pool_curve(pool, rule: str = "neighbour") -> MCCPCurve:
@@ -31,9 +32,23 @@ def pool_curve(pool, rule: str = "neighbour") -> MCCPCurve:
     return mccp_curve([a.size for a in pool], [a.accuracy for a in pool], rule=rule)
 
 
-def domain_entropies(domains: Sequence) -> np.ndarray:
-    """:func:`~intellimetry.aiq.study.domain_entropy` of each domain, in order."""
-    return np.array([domain_entropy(d) for d in domains])
+def domain_entropies(domains: Sequence, per: str = "sum", seed: int = 0) -> np.ndarray:
+    """The entropy baseline of each domain, in order (bits; :func:`~intellimetry.aiq.study.sample_entropies`):
+    ``per="sum"`` the paper's, summed over every sample, so a domain with more samples scores higher
+    whatever its difficulty; ``"sample"`` the mean per sample, in which the count drops out; ``"equal"``
+    the paper's sum over equally many samples of each domain (as many as the smallest has, drawn
+    without replacement with ``seed``), the same remedy by sampling, whose values divided by that count
+    estimate the means."""
+    if per not in ENTROPY_PER:
+        raise ValueError(f"per: unknown entropy reduction {per!r}; allowed: {', '.join(ENTROPY_PER)}")
+    samples = [sample_entropies(d) for d in domains]
+    if per == "sum":
+        return np.array([float(e.sum()) for e in samples])
+    if per == "sample":
+        return np.array([float(e.mean()) for e in samples])
+    count = min(len(e) for e in samples)
+    rng = np.random.default_rng(seed)
+    return np.array([float(rng.choice(e, size=count, replace=False).sum()) for e in samples])
 
 
 def noisy_domains(base, levels: Sequence[float], seed: int = 0) -> list:
