@@ -33,6 +33,18 @@ def test_rank_correlation_and_its_no_evidence_cases():
     assert claims.trend_values("t", [1, 2, 3, 4], [4.0, 3.0, 2.0, 1.0]) == {"t": pytest.approx(-1.0), "t_p": 0.0}
 
 
+def test_exact_rank_correlation_counts_every_pairing():
+    rho, p = claims.exact_rank_correlation([1, 2, 3, 4, 5], [10.0, 20.0, 30.0, 40.0, 50.0])
+    assert rho == pytest.approx(1.0) and p == pytest.approx(2 / 120)  # only the ranking and its reverse
+    assert rank_correlation([1, 2, 3, 4, 5], [10.0, 20.0, 30.0, 40.0, 50.0])[1] < 1e-6  # the t approximation
+    # ρ = 0.8 over four: |ρ| >= 0.8 for the two perfect pairings and the six one swap away from them
+    rho, p = claims.exact_rank_correlation([1, 2, 3, 4], [1.0, 3.0, 2.0, 4.0])
+    assert rho == pytest.approx(0.8) and p == pytest.approx(8 / 24)
+    assert claims.exact_rank_correlation([1, 2, 3], [5.0, 5.0, 5.0]) == (0.0, 1.0)  # undefined: no evidence
+    many = np.arange(10.0)
+    assert claims.exact_rank_correlation(many, many) == rank_correlation(many, many)  # beyond 8: the t approximation
+
+
 def test_half_slopes_split_at_the_middle_point():
     # 0 -> 2 over x 0..2 (slope 1), then 2 -> 2.5 over x 2..4 (slope 0.25): levels off
     assert claims.half_slopes([0, 1, 2, 3, 4], [0.0, 1.0, 2.0, 2.2, 2.5]) == (1.0, 0.25)
