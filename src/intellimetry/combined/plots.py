@@ -113,3 +113,21 @@ def plot_table(ax, ours: Mapping, paper: Mapping, agents: Sequence[str], tests: 
     ax.set_xticklabels([f"{a} agent" for a in agents])
     ax.set_ylabel("score")
     ax.set_ylim(0, 1.1)
+
+
+def plot_reading_curves(ax, summary: Mapping, title: str, paper_score: float) -> None:
+    """One reading: the held-out score after each epoch for 3-RPM (dashed) and 6-RPM (solid), mean with its
+    95 % interval over agents (band), each test's chance, and the paper's 6-RPM agent's score (Table 2)."""
+    lines = (("rpm3", "3-RPM", "--", COLORS["ours"]), ("rpm6", "6-RPM", "-", COLORS["capable"]))
+    for key, label, style, colour in lines:
+        curve = summary[key]
+        epochs = np.arange(1, len(curve["mean"]) + 1)
+        low, high = np.asarray(curve["interval"], dtype=float).T
+        ax.fill_between(epochs, np.clip(low, 0, 1), np.clip(high, 0, 1), color=colour, alpha=0.2, lw=0)
+        ax.plot(epochs, curve["mean"], style, color=colour, lw=1.6, label=label)
+        ax.axhline(curve["chance"], color=colour, ls=":", lw=0.8)
+    ax.axhline(paper_score, color=COLORS["paper"], ls="-.", lw=1, label=f"paper's 6-RPM agent ({paper_score})")
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("score on the test problems")
+    ax.set_ylim(0, 1.04)
