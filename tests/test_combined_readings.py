@@ -35,7 +35,8 @@ def test_a_reading_harder_than_3rpm_but_learnable_by_hand(items):
     assert found["harder_gap"] == pytest.approx(expected_gap)
     assert found["rpm6"]["final"] == pytest.approx(0.8)
     assert found["rpm6"]["gain"] == pytest.approx(readings.skill(0.8, 6))
-    assert found["rpm3"]["epochs_to_mastery"] == [1, 1, 1] and found["rpm6"]["mastered"] == 0
+    assert found["rpm3"]["mastery"]["per_agent"] == [1, 1, 1] and found["rpm6"]["mastered"] == 0
+    assert found["rpm6"]["mastery"]["epochs"] == 4 and found["rpm6"]["mastery"]["censored"] == 3
     assert found["vs_table2"] == pytest.approx(0.8 - 0.853)
     values = {"readings": {"shared": found}, "agents": 3}
     assert judge(items["rpm6-shared"]["criterion"], values)[0] == HOLDS
