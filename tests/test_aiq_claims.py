@@ -102,6 +102,7 @@ def test_pool_learning_finds_the_settings_where_a_pool_missed_the_top_bin():
     # 30 bins: 0.97 is in the top bin (from 29/30), 0.96 one below it, 0.1 and 0.2 in bins 3 and 6
     assert learning["bins_above_best"] == {"9.8": [0, 0], "14.7": [1, 0], "19.6": [26, 23]}
     assert learning["settings_not_learned"] == ["14.7", "19.6"] and learning["lowest_pool_best"] == 0.1
+    assert learning["settings_learned"] == 1
     assert learning["pool_learns_everywhere"] is False
     assert claims.pool_learning([9.8], results[:1])["pool_learns_everywhere"] is True
 

@@ -118,6 +118,15 @@ def test_entropy_per_sample_and_over_equal_counts_drop_the_domain_size():
         domain_entropies([blobs], per="max")
 
 
+def test_teacher_performance_is_full_at_normal_gravity_and_low_where_nothing_can_hold():
+    from intellimetry.aiq.sweeps import teacher_performance
+
+    assert teacher_performance(10.0, 9.8) == 1.0  # every fresh episode held for 200 steps
+    # 2000 m/s²: a 10 N push cannot hold the pole beyond a small fraction of a degree, so every episode
+    # ends within a few steps whatever the policy
+    assert teacher_performance(10.0, 2000.0) < 0.1
+
+
 def test_stand_in_labels():
     assert study.stand_in_label("digits") == "digits (MNIST)"
     assert study.stand_in_label("shapes100[0,1]") == "shapes100[0,1] (CIFAR100)"
@@ -205,7 +214,8 @@ def test_entropy_prediction_ranks_and_counts_entropies_inside_the_interval():
         "ranking_by_mccp": ["a", "c", "b"], "most_complex": "b", "least_complex": "a", "most_complex_paper": "b",
         "least_complex_paper": "a", "entropy_inside_interval": 2, "entropy_all_inside_interval": False}
     # a perfect ranking of three: 2 of the 6 pairings reach |ρ| = 1 (exact p)
-    assert summary["spearman_mccp_entropy"] == pytest.approx(1.0) and summary["spearman_mccp_entropy_p"] == pytest.approx(1 / 3)
+    assert summary["spearman_mccp_entropy"] == pytest.approx(1.0)
+    assert summary["spearman_mccp_entropy_p"] == pytest.approx(1 / 3)
     assert {k: pytest.approx(v) for k, v in summary["mccp_intervals_paper"].items()} == {
         "a": [100.0, 100.0], "b": [400.0, 400.0], "c": [200.0, 200.0]}
     assert summary["normalised"]["entropy"] == pytest.approx([0.1, 1.0, 0.5])

@@ -270,7 +270,8 @@ def pool_learning(settings, complexities, bins: int = MCCP_BINS) -> dict:
     above = {key: [bins_above(b, bins) for b in values] for key, values in best.items()}
     missed = [key for key, counts in above.items() if any(counts)]
     return {"pool_best": best, "bins_above_best": above, "lowest_pool_best": min(min(v) for v in best.values()),
-            "settings_not_learned": missed, "pool_learns_everywhere": not missed}
+            "settings_not_learned": missed, "settings_learned": len(best) - len(missed),
+            "pool_learns_everywhere": not missed}
 
 
 def mixing_summary(curve: Mixing, paper: float) -> dict:

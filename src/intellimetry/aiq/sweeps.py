@@ -21,6 +21,7 @@ from intellimetry.aiq.study import (
     mixing_curve,
     sample_entropies,
 )
+from intellimetry.cartpole import CARTPOLE_MAX_STEPS
 
 SWEPT = ("force", "gravity")
 ENTROPY_BINS = 30  # bins per observation variable of CartPole's entropy baseline
@@ -97,6 +98,13 @@ def cartpole_sweep(settings: Sequence[float], vary: str, force: float, gravity: 
     the null subject (random policies, or untrained networks under imitation)."""
     return [cartpole_complexity(*_physics(vary, x, force, gravity), spec, pool_training, budget, repeats, rule, seed,
                                 episodes, control_episodes, untrained) for x in settings]
+
+
+def teacher_performance(force: float, gravity: float, seed: int = 0) -> float:
+    """t / 200 of the CEM teacher trained at this force and gravity exactly as at every setting of a
+    sweep (its mean over fresh episodes right after training): whether the task can be held at all."""
+    teacher = cartpole_data(force, gravity, seed, episodes=2).teacher
+    return teacher.mean_length / CARTPOLE_MAX_STEPS
 
 
 class RandomPolicy:
