@@ -1,13 +1,14 @@
-"""CartPole3D (Pereyda & Holder 2025, Section 3.4): our PyBullet environment, its sixteen novelties,
-a hand-written balancing controller and episode helpers. Importing the package registers the
+"""CartPole3D (Pereyda & Holder 2025, Section 3.4): the original CartPole++ in PyBullet, its sixteen
+novelties, a hand-written balancing controller and episode helpers. Importing the package registers the
 environment with gymnasium as ``intellimetry/CartPole3D-v0``."""
 import gymnasium
 
 from intellimetry.aiq.cartpole3d.env import OBSERVATION_SCALE, STATE_SIZE, CartPole3DEnv
 from intellimetry.aiq.cartpole3d.heuristic import (
+    POLICIES,
+    episode_ticks,
     heuristic_policy,
     mean_performance,
-    performance_table,
     random_policy,
     run_episode,
 )
@@ -22,14 +23,15 @@ __all__ = [
     "ENV_ID",
     "LEVELS",
     "NOVELTIES",
+    "POLICIES",
     "OBSERVATION_SCALE",
     "STATE_SIZE",
     "CartPole3DEnv",
     "Novelty",
+    "episode_ticks",
     "heuristic_policy",
     "mean_performance",
     "novelty_table",
-    "performance_table",
     "random_policy",
     "run_episode",
 ]

@@ -111,6 +111,8 @@ ACTION_FORCES = ((0.0, 0.0), (PUSH_FORCE, 0.0), (-PUSH_FORCE, 0.0), (0.0, PUSH_F
 # few cross-entropy-method trials on novelty 0). Order: x, y, vx, vy, roll, pitch, yaw, wx, wy, wz.
 OBSERVATION_SCALE = (0.3, 0.3, 1.0, 1.0, 30.0, 30.0, 1.0, 5.0, 5.0, 1.0)
 FREE, STATIC, RAIL = "free", "static", "rail"
+FLOAT = [0.0, 0.0, FLOAT_FORCE]  # the float force alone, in a block's frame
+FLOAT_ONLY = (0, 1, 2, 3, 4, 8, 9, 10, 11, 12, 16)  # novelties whose blocks feel nothing else
 
 
 class CartPole3DEnv(gymnasium.Env):
@@ -345,7 +347,8 @@ class CartPole3DEnv(gymnasium.Env):
         self._push_blocks()
         self._call(p.stepSimulation)
         self._read_state()
-        self._cart_velocities.append(self._cart_velocity.copy())
+        if self._episode_novelty == 8:
+            self._cart_velocities.append(self._cart_velocity.copy())
 
     def _push_cart(self, action: int, start_push) -> None:
         """The action's world force turned into the cart's frame (as the original does), plus the reset
@@ -388,10 +391,14 @@ class CartPole3DEnv(gymnasium.Env):
         if not moving:
             return
         # the per-block calls are the hot loop of every episode: plain lists and no wrapper call
-        client, push, frame = self._client, p.applyExternalForce, p.LINK_FRAME
+        client, push, frame, origin = self._client, p.applyExternalForce, p.LINK_FRAME, [0.0, 0.0, 0.0]
+        if self._episode_novelty in FLOAT_ONLY:
+            for i in moving:
+                push(self._blocks[i], -1, FLOAT, origin, frame, physicsClientId=client)
+            return
         forces = self.block_forces().tolist()
         for i in moving:
-            push(self._blocks[i], -1, forces[i], [0.0, 0.0, 0.0], frame, physicsClientId=client)
+            push(self._blocks[i], -1, forces[i], origin, frame, physicsClientId=client)
 
     def _spawn_blocks(self) -> None:
         if self._episode_novelty not in (8, 16):
@@ -430,36 +437,52 @@ class CartPole3DEnv(gymnasium.Env):
     # ----------------------------------------------------------------------------- observation
 
     def _read_state(self) -> None:
-        """The cart and pole as the original reads them, then the blocks."""
-        call, body = self._call, self._cartpole
-        cached = call(p.getLinkState, body, CART)
+        """The cart and pole as the original reads them; the blocks when first asked for."""
+        client, link, body = self._client, p.getLinkState, self._cartpole
+        cached = link(body, CART, physicsClientId=client)
         self._cart_position = np.array(cached[0])
         self._cart_yaw = p.getEulerFromQuaternion(cached[1])[2]
-        self._cart_velocity = np.array(call(p.getLinkState, body, CART, 1)[6][:2])
-        pole = call(p.getLinkState, body, POLE, 1)
+        self._cart_velocity = np.array(link(body, CART, 1, physicsClientId=client)[6][:2])
+        pole = link(body, POLE, 1, physicsClientId=client)
         self._pole_euler = p.getEulerFromQuaternion(pole[5])
         self._pole_angular_velocity = pole[7]
         self._read_blocks()
 
     def _read_blocks(self) -> None:
-        """Block positions and velocities; a rail block as the original reports it: its link's (cached)
-        position and its base's velocity, which is zero (the base is fixed)."""
-        client, pose, motion, link = self._client, p.getBasePositionAndOrientation, p.getBaseVelocity, p.getLinkState
-        positions, velocities = [], []
-        for block in self._blocks:  # the hot loop of every episode: no wrapper call
-            if self._kind[block][0] == RAIL:
-                positions.append(link(block, 0, 1, physicsClientId=client)[0])
-            else:
-                positions.append(pose(block, physicsClientId=client)[0])
-            velocities.append(motion(block, physicsClientId=client)[0])
-        self._block_positions = np.array(positions, dtype=float).reshape(-1, 3)
-        self._block_velocities = np.array(velocities, dtype=float).reshape(-1, 3)
+        self._arrays = None  # read from PyBullet when first needed: most ticks of most novelties need none
+
+    @property
+    def _block_positions(self) -> np.ndarray:
+        """(blocks, 3) positions now; a rail block's as the original reports it, its link's (cached) position."""
+        return self._block_arrays()[0]
+
+    @property
+    def _block_velocities(self) -> np.ndarray:
+        """(blocks, 3) velocities now; a rail block's is its fixed base's, zero, as the original reports it."""
+        return self._block_arrays()[1]
+
+    def _block_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._arrays is None:
+            client, pose, motion = self._client, p.getBasePositionAndOrientation, p.getBaseVelocity
+            link = p.getLinkState
+            positions, velocities = [], []
+            for block in self._blocks:
+                if self._kind[block][0] == RAIL:
+                    positions.append(link(block, 0, 1, physicsClientId=client)[0])
+                else:
+                    positions.append(pose(block, physicsClientId=client)[0])
+                velocities.append(motion(block, physicsClientId=client)[0])
+            self._arrays = (np.array(positions, dtype=float).reshape(-1, 3),
+                            np.array(velocities, dtype=float).reshape(-1, 3))
+        return self._arrays
 
     def _observation(self) -> np.ndarray:
+        state = [*self._cart_position[:2], *self._cart_velocity, *self._pole_euler, *self._pole_angular_velocity]
+        if not self.observed_blocks:
+            return np.array(state, dtype=np.float32)
         obs = np.zeros(STATE_SIZE + BLOCK_SIZE * self.observed_blocks, dtype=np.float32)
-        obs[0:2], obs[2:4] = self._cart_position[:2], self._cart_velocity
-        obs[4:7], obs[7:10] = self._pole_euler, self._pole_angular_velocity
-        if self.observed_blocks and len(self._blocks):
+        obs[:STATE_SIZE] = state
+        if len(self._blocks):
             order = np.argsort(np.linalg.norm(self._block_positions - self._cart_position, axis=1), kind="stable")
             nearest = order[:self.observed_blocks]
             rows = np.hstack([self._block_positions[nearest], self._block_velocities[nearest]])

@@ -14,7 +14,6 @@ from collections.abc import Callable
 import numpy as np
 
 from intellimetry.aiq.cartpole3d.env import CartPole3DEnv
-from intellimetry.aiq.cartpole3d.novelties import LEVELS, NOVELTIES
 from intellimetry.checks import check_int
 
 # gains (per radian, per rad/s, per metre, per m/s); tuned by hand on novelty 0
@@ -52,32 +51,40 @@ def run_episode(env: CartPole3DEnv, policy: Callable, seed: int | None = None, o
             return info["tick"]
 
 
-def mean_performance(novelty: int, level: str, policy: str, episodes: int, seed: int,
-                     max_steps: int = 200) -> float:
-    """Mean ticks / max_steps of `policy` ("heuristic" or "random") over `episodes` seeded episodes."""
+POLICIES = ("nothing", "random", "heuristic")
+
+
+def episode_seed(seed: int, episode: int) -> int:
+    """The seed of episode `episode` of a run seeded `seed` (shared by every novelty and policy)."""
+    return seed * 100_003 + episode
+
+
+def episode_ticks(novelty: int, level: str, policy: str, episodes: int, seed: int, max_steps: int = 200,
+                  env: CartPole3DEnv | None = None) -> np.ndarray:
+    """Ticks the pole stays up in each of `episodes` seeded episodes of `policy`: "nothing" (action 0
+    every tick), "random" (uniform actions, seeded per episode) or "heuristic" (the PD controller).
+    Episode seeds are shared across novelties and policies, so every novelty and policy starts from the
+    same cart, pole and block draws where it can (paired comparisons). ``env``: an environment to reuse
+    (its episodes then run this novelty and level through reset options)."""
     check_int("episodes", episodes, 1)
-    env = CartPole3DEnv(novelty, level, max_steps=max_steps, observed_blocks=0)
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy {policy!r}; allowed: {', '.join(POLICIES)}")
+    own = env is None
+    env = CartPole3DEnv(novelty, level, max_steps=max_steps, observed_blocks=0) if own else env
     try:
         ticks = []
         for episode in range(episodes):
-            act = heuristic_policy if policy == "heuristic" else random_policy(seed * 100_003 + episode)
-            if policy not in ("heuristic", "random"):
-                raise ValueError(f"unknown policy {policy!r}; allowed: heuristic, random")
-            ticks.append(run_episode(env, act, seed=seed * 100_003 + episode))
+            act = {"nothing": lambda obs: 0, "heuristic": heuristic_policy}.get(policy) \
+                or random_policy(episode_seed(seed, episode))
+            ticks.append(run_episode(env, act, seed=episode_seed(seed, episode),
+                                     options={"novelty": novelty, "level": level}))
     finally:
-        env.close()
-    return float(np.mean(ticks)) / max_steps
+        if own:
+            env.close()
+    return np.array(ticks)
 
 
-def performance_table(episodes: int, seed: int, policies=("heuristic", "random")) -> dict:
-    """Mean performance of each policy on every novelty and level: {policy: {novelty: {level: p}}}.
-
-    Novelty 0 (no change) is measured once, under "easy". Episode seeds are shared across
-    novelties, so every novelty starts from the same cart, pole and block draws where it can.
-    """
-    table = {}
-    for policy in policies:
-        table[policy] = {novelty: {level: mean_performance(novelty, level, policy, episodes, seed)
-                                   for level in (LEVELS[:1] if novelty == 0 else LEVELS)}
-                         for novelty in NOVELTIES}
-    return table
+def mean_performance(novelty: int, level: str, policy: str, episodes: int, seed: int,
+                     max_steps: int = 200) -> float:
+    """Mean ticks / max_steps of `policy` (see `episode_ticks`) over `episodes` seeded episodes."""
+    return float(episode_ticks(novelty, level, policy, episodes, seed, max_steps).mean()) / max_steps
