@@ -149,7 +149,7 @@ def test_every_printed_score_against_ours_by_hand():
     assert mixed["ours"] == pytest.approx(0.292) and mixed["diff"] == pytest.approx(0.292 - 0.536)
     # the worst cell is the 3-RPM agent's CartPole (0.1 - 0.448), exact: no spread among its agents
     assert found["worst_gap"] == pytest.approx(0.348) and found["worst_gap_interval"] == pytest.approx([0.348, 0.348])
-    assert found["cell_count"] == 6
+    assert found["cell_count"] == 6 and found["worst_cell"] == ["3-RPM", "CartPole"]
 
 
 def test_the_worst_gap_interval_spans_every_cells_interval():

@@ -96,8 +96,9 @@ def versus_paper(rows: Mapping[str, Mapping[str, Sequence[float]]], tests: Seque
     with ``weights`` unless a row gives its own), ``diff`` = our mean minus the paper's value with
     ``interval``, the t-interval over our agents. ``worst_gap``: the largest |diff| over the cells, and
     ``worst_gap_interval`` the interval it can take ([largest near end, largest far end] of the cells'
-    |diff| intervals): below a tolerance by its whole interval only if every cell is."""
-    cells, near, far, worst = {}, [], [], 0.0
+    |diff| intervals): below a tolerance by its whole interval only if every cell is; ``worst_cell``:
+    [agent, column] of the largest |diff|."""
+    cells, near, far, worst, worst_cell = {}, [], [], 0.0, None
     for name, paper_row in paper_rows.items():
         ours = {**{t: rows[name][t] for t in tests},
                 MIXED: rows[name][MIXED] if MIXED in rows[name] else per_agent_mixed(rows[name], weights)}
@@ -110,9 +111,10 @@ def versus_paper(rows: Mapping[str, Mapping[str, Sequence[float]]], tests: Seque
             a, b = _abs_interval(low, high)
             near.append(a)
             far.append(b)
-            worst = max(worst, abs(float(values.mean())))
+            if worst_cell is None or abs(float(values.mean())) > worst:
+                worst, worst_cell = abs(float(values.mean())), [name, column]
     return {"cells": cells, "worst_gap": worst, "worst_gap_interval": [max(near), max(far)],
-            "cell_count": len(near)}
+            "worst_cell": worst_cell, "cell_count": len(near)}
 
 
 def paper_table_values(which: str) -> dict:
