@@ -32,12 +32,20 @@ def table1() -> dict:
             "intervals": {run: [value - half, value + half] for run, value in g.items()}}
 
 
+def decoding_domains() -> dict:
+    """What Table 2 says of programs that decode: a domain whose skill level is at least one half had at
+    least half its programs exactly right, so decoding; the share of such domains is a lower bound of the
+    share of domains where half the programs decode (`parse.share_parsing`, as measurement.parse_summary)."""
+    skills = [row["skill"] for row in load_table2()["domains"].values()]
+    return {"parse": {"share_parsing": sum(skill >= 0.5 for skill in skills) / len(skills)}}
+
+
 def program_size_trends() -> dict:
     """Figures 9-10 from Table 2: one point per task domain (nodes of its program, the best θ and the
     skill level of the paper's models), summarised as size_trend summarises our models' points."""
     domains = load_table2()["domains"]
     return {"size_trend": size_trend_of_points([(row["nodes"], row["best_theta"], row["skill"])
-                                                for row in domains.values()])}
+                                                for row in domains.values()]), **decoding_domains()}
 
 
 def cost_tradeoff() -> dict:
@@ -47,11 +55,11 @@ def cost_tradeoff() -> dict:
     runs = [SimpleNamespace(theta=row["theta"], train_samples=row["samples"], flops=row["compute_pf"],
                             params=model_parameters(row["model"])) for row in rows.values()]
     return {"tradeoff": tradeoff(runs, [row["g_index"] for row in rows.values()]),
-            "model_thetas": {run: float(row["theta"]) for run, row in rows.items()}}
+            "model_thetas": {run: float(row["theta"]) for run, row in rows.items()}, **decoding_domains()}
 
 
 def hard_domains() -> dict:
     """Table 2: the paper's best θ per domain as one "model", ranked against itself by domain_theta."""
     best = table2_best_theta()
     paper_model = SimpleNamespace(domains={domain: SimpleNamespace(theta=theta) for domain, theta in best.items()})
-    return {"domain_theta": domain_theta([paper_model], best)}
+    return {"domain_theta": domain_theta([paper_model], best), **decoding_domains()}

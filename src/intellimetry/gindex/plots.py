@@ -1,5 +1,6 @@
 """Drawings for the g-index chapter: a flow as a DAG, an association graph with its maximum clique,
-a domain-distance heat map, and the responsiveness curves (Figures 6-7)."""
+a domain-distance heat map, the responsiveness curves (Figures 6-7), and the synthesis run per test domain
+(parse rates, best θ beside Table 2)."""
 from __future__ import annotations
 
 import textwrap
@@ -98,3 +99,32 @@ def plot_curves(ax, result: dict, xlabel: str, band: str = "min–max of the ran
     ax.set(xlabel=xlabel, ylabel="g-index (log scale)")
     ax.plot([], [], color="0.4", ls="--", lw=0.9, label="mean of random splits")
     ax.fill_between([], [], [], color="0.4", alpha=0.18, label=band)
+
+
+def draw_parse_rates(ax, rows: dict, threshold: float) -> None:
+    """Per test domain (measurement.domain_rows): the share of the models' programs that decode under the
+    grammar, that decode with no token changed by it, and the untrained models' share."""
+    names = list(rows)
+    y = np.arange(len(names))
+    bars = (("parseable", "decode (grammar)", COLORS["ours"]), ("unaided", "decode unaided", COLORS["capable"]),
+            ("untrained_parseable", "untrained model", COLORS["limited"]))
+    for k, (key, label, colour) in enumerate(bars):
+        ax.barh(y + (k - 1) * 0.27, [rows[d][key] for d in names], height=0.27, color=colour, label=label)
+    ax.axvline(threshold, color="0.3", ls=":", lw=1)
+    ax.set(yticks=y, yticklabels=names, xlim=(0, 1.02), xlabel="share of generated programs")
+    ax.invert_yaxis()
+    ax.legend(loc="lower right", fontsize=8)
+
+
+def draw_domain_theta(ax, rows: dict) -> None:
+    """Table 2: our best θ per test domain (and the untrained model's) beside the paper's best θ."""
+    names = list(rows)
+    y = np.arange(len(names))
+    ours = [rows[d]["best_theta"] for d in names]
+    ax.barh(y - 0.2, ours, height=0.4, color=COLORS["ours"], label="ours (best model)")
+    paper = [np.nan if rows[d]["paper_theta"] is None else rows[d]["paper_theta"] for d in names]
+    ax.barh(y + 0.2, paper, height=0.4, color=COLORS["paper"], label="paper (Table 2)")
+    ax.plot([rows[d]["untrained_theta"] for d in names], y - 0.2, "k|", ms=9, label="untrained model")
+    ax.set(yticks=y, yticklabels=names, xlim=(0, 1.02), xlabel="best θ")
+    ax.invert_yaxis()
+    ax.legend(loc="lower right", fontsize=8)

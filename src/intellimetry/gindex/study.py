@@ -278,8 +278,10 @@ def steps_for(epochs: float, train_samples: int, batch_size: int) -> int:
 
 
 def run_grid(train: dict, test: list, sizes, epochs: float, batch_size: int, learning_rate: float, seed: int,
-             torch_threads: int = 1, progress: bool = True) -> list[ExperimentResult]:
-    """One model per (size, training-set size), every one scored on the same test tasks."""
+             torch_threads: int = 1, progress: bool = True, constrained: bool = False,
+             max_new_tokens: int | None = None) -> list[ExperimentResult]:
+    """One model per (size, training-set size), every one scored on the same test tasks, decoded freely or
+    `constrained` to the flow grammar."""
     unknown = [size for size in sizes if size not in SIZES]
     if unknown:
         raise ValueError(f"unknown model sizes {unknown}; allowed: {', '.join(SIZES)}")
@@ -288,8 +290,19 @@ def run_grid(train: dict, test: list, sizes, epochs: float, batch_size: int, lea
     for size, n in tqdm(grid, desc="models", disable=not progress):
         results.append(run_experiment(train[n], test, size=size, steps=steps_for(epochs, len(train[n]), batch_size),
                                       batch_size=batch_size, learning_rate=learning_rate, seed=seed,
-                                      torch_threads=torch_threads, progress=False))
+                                      torch_threads=torch_threads, progress=False, constrained=constrained,
+                                      max_new_tokens=max_new_tokens))
     return results
+
+
+def untrained_models(train: dict, test: list, sizes, seed: int, torch_threads: int = 1, constrained: bool = False,
+                     max_new_tokens: int | None = None) -> dict[str, ExperimentResult]:
+    """Per size, the model with no training step (tokenizer and token budget from the largest training set),
+    decoded and scored as the grid's models: what the decoder alone achieves."""
+    largest = train[max(train)]
+    return {size: run_experiment(largest, test, size=size, steps=0, seed=seed, torch_threads=torch_threads,
+                                 progress=False, constrained=constrained, max_new_tokens=max_new_tokens)
+            for size in dict.fromkeys(sizes)}
 
 
 def program_size(flow) -> int:
@@ -466,11 +479,13 @@ def size_trend_of_points(points) -> dict:
 
 
 def domain_theta(results, paper_best: dict) -> dict:
-    """Table 2: our best θ per domain over the models beside the paper's (`paper_best`, {domain: θ}),
-    and the rank correlation (and p) of the two over the domains: are the same domains hard?"""
-    ours = {domain: max(r.domains[domain].theta for r in results) for domain in paper_best}
-    rho, p = rank_correlation(list(ours.values()), list(paper_best.values()))
-    return {"ours": ours, "paper": dict(paper_best), "spearman": rho, "p": p, "n": len(ours)}
+    """Table 2: our best θ per domain over the models beside the paper's (`paper_best`, {domain: θ}), over
+    the domains our models were tested on, and the rank correlation (and p) of the two over those
+    domains: are the same domains hard?"""
+    paper = {domain: theta for domain, theta in paper_best.items() if domain in results[0].domains}
+    ours = {domain: max(r.domains[domain].theta for r in results) for domain in paper}
+    rho, p = rank_correlation(list(ours.values()), list(paper.values()))
+    return {"ours": ours, "paper": paper, "spearman": rho, "p": p, "n": len(ours)}
 
 
 def tradeoff(results, g) -> dict:
@@ -512,12 +527,13 @@ def theta_against_paper(best_theta: float) -> dict:
     return {"paper_best_theta": paper, "theta_gap": best_theta - paper}
 
 
-def grid_words(sizes, samples_per_domain, variants: dict) -> dict:
-    """The grid's lists as the prose quotes them ("tiny, small and medium"), and the variants of E
-    without a value for every model ("none" when all are defined)."""
+def grid_words(sizes, samples_per_domain, variants: dict, domains=()) -> dict:
+    """The grid's lists as the prose quotes them ("tiny, small and medium"; the test domains too where
+    given), and the variants of E without a value for every model ("none" when all are defined)."""
     undefined = [name for name, gs in variants.items() if gs is None]
-    return {"sizes": _and(sizes), "samples_per_domain": _and(samples_per_domain),
-            "undefined_variants": _and(undefined) if undefined else "none"}
+    words = {"sizes": _and(sizes), "samples_per_domain": _and(samples_per_domain),
+             "undefined_variants": _and(undefined) if undefined else "none"}
+    return {**words, "domains": _and(domains)} if domains else words
 
 
 def _and(items) -> str:

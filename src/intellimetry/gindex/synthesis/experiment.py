@@ -13,6 +13,7 @@ from intellimetry.checks import check_int
 from intellimetry.gindex.divergence import RULES, performance, skill_level
 from intellimetry.gindex.flows import FlowError, parse_flow
 from intellimetry.gindex.synthesis.codec import encode_flow
+from intellimetry.gindex.synthesis.constrained import decode_constrained
 from intellimetry.gindex.synthesis.generation import generate_programs, score_program
 from intellimetry.gindex.synthesis.model import _check_size, _config_shape, build_model, non_embedding_parameters
 from intellimetry.gindex.synthesis.tokenizer import SPECIAL_TOKENS, PhraseTokenizer, PretrainedTokenizer
@@ -21,12 +22,14 @@ from intellimetry.gindex.synthesis.training import train_model
 
 @dataclass
 class DomainScore:
-    """θ = mean(1 − Δ), perfects = share with Δ = 0, parseable = share of outputs that decode, n = test tasks."""
+    """θ = mean(1 − Δ), perfects = share with Δ = 0, parseable = share of outputs that decode, n = test tasks;
+    unaided = share that decode with no token changed by the grammar (what free greedy decoding writes)."""
 
     theta: float
     perfects: float
     parseable: float
     n: int
+    unaided: float | None = None
 
 
 @dataclass
@@ -38,6 +41,8 @@ class ExperimentResult:
     Kaplan et al. 2020). attention_flops = 6 · n_layer · n_embd · Σ L² over the fed sequences (the QKᵀ and
     AV products, not in 6N·D); flops + attention_flops is the fuller count. petaflops = flops / 1e15.
     `size` is the SIZES name, or the `pretrained` id/directory; `seconds` is training wall time only.
+    With `constrained` decoding, `task_overrides` counts per test task the tokens the grammar changed (of
+    `task_steps` decoded) and `unaided` is the share of programs that decode with none changed.
     """
 
     size: str
@@ -71,6 +76,10 @@ class ExperimentResult:
     task_deltas: list[float]
     generations: list[str]
     losses: list[float]
+    constrained: bool = False
+    unaided: float | None = None
+    task_steps: list[int] = field(default_factory=list)
+    task_overrides: list[int] = field(default_factory=list)
     model: Any = field(default=None, repr=False, compare=False)
     tokenizer: Any = field(default=None, repr=False, compare=False)
 
@@ -129,7 +138,7 @@ def run_experiment(train_tasks, test_tasks, size: str = "tiny", steps: int = 300
                    vocab_size: int = 512, phrases: int = 2048, phrase_min_count: int = 4,
                    max_new_tokens: int | None = None, warmup_fraction: float = 0.1,
                    dropout: float = 0.0, eval_batch_size: int = 64, rule: str = "either", id_refs: bool = False,
-                   pretrained: str | None = None) -> ExperimentResult:
+                   pretrained: str | None = None, constrained: bool = False) -> ExperimentResult:
     """Train a program-synthesis model on `train_tasks`, generate a program per test task, score it with Δ.
 
     Tasks have `.domain`, `.spec` (English) and `.flow` (reference Node-RED flow); programs are written as
@@ -140,8 +149,10 @@ def run_experiment(train_tasks, test_tasks, size: str = "tiny", steps: int = 300
     Hugging Face id, which downloads, or a local directory) its tokenizer and weights are fine-tuned instead,
     and `size`, `vocab_size`, `phrases`, `phrase_min_count` and `dropout` are not used. `steps = 0` scores
     the untrained model. `max_new_tokens` defaults to 1.25 × the longest training target + 8. Greedy
-    decoding; output that does not decode to a flow scores Δ = 1. torch uses `torch_threads` threads during
-    the call (restored after); results are deterministic for a given seed and thread count.
+    decoding, with `constrained` to the flow grammar (`constrained.decode_constrained`: every program that
+    ends within `max_new_tokens` decodes); output that does not decode to a flow scores Δ = 1. torch uses
+    `torch_threads` threads during the call (restored after); results are deterministic for a given seed and
+    thread count.
     The compute count is described in `ExperimentResult`.
     """
     import torch
@@ -169,7 +180,7 @@ def run_experiment(train_tasks, test_tasks, size: str = "tiny", steps: int = 300
                 or not low_ok or not value < upper:
             bound = "> 0" if name == "learning_rate" else f"in [0, {upper})"
             raise ValueError(f"{name} must be a finite number {bound}, got {value!r}")
-    for name, value in (("progress", progress), ("id_refs", id_refs)):
+    for name, value in (("progress", progress), ("id_refs", id_refs), ("constrained", constrained)):
         if not isinstance(value, bool):
             raise ValueError(f"{name} must be True or False, got {value!r}")
     if rule not in RULES:
@@ -208,8 +219,12 @@ def run_experiment(train_tasks, test_tasks, size: str = "tiny", steps: int = 300
         run = train_model(model, examples, steps, batch_size, learning_rate, seed, tokenizer.pad_id,
                           warmup_fraction, progress=progress)
         start = time.perf_counter()
-        generations = generate_programs(model, tokenizer, [t.spec for t in test_tasks], max_new_tokens,
-                                        eval_batch_size)
+        specs = [t.spec for t in test_tasks]
+        if constrained:
+            decoding = decode_constrained(model, tokenizer, specs, max_new_tokens, eval_batch_size)
+            generations, decoded = decoding.texts, {"steps": decoding.steps, "overrides": decoding.overrides}
+        else:
+            generations, decoded = generate_programs(model, tokenizer, specs, max_new_tokens, eval_batch_size), {}
         scores = [score_program(text, task.flow, rule, id_refs) for text, task in zip(generations, test_tasks)]
         eval_seconds = time.perf_counter() - start
     finally:
@@ -229,26 +244,33 @@ def run_experiment(train_tasks, test_tasks, size: str = "tiny", steps: int = 300
         tokens=run.tokens, padded_tokens=run.padded_tokens, flops=flops,
         attention_flops=6.0 * n_layer * n_embd * run.sequence_square_sum, petaflops=flops / 1e15,
         seconds=run.seconds, eval_seconds=eval_seconds, max_new_tokens=max_new_tokens, losses=run.losses,
-        model=model, tokenizer=tokenizer, **score_summary(scores, test_tasks, generations))
+        model=model, tokenizer=tokenizer, constrained=constrained, task_steps=decoded.get("steps", []),
+        **score_summary(scores, test_tasks, generations, decoded.get("overrides")))
 
 
-def score_summary(scores, test_tasks, generations) -> dict:
-    """The score fields of an ExperimentResult from each test task's (Δ, parseable): θ, perfects and
-    parseable overall and per test domain, the tasks' domains and Δ, and the generated texts."""
+def score_summary(scores, test_tasks, generations, overrides=None) -> dict:
+    """The score fields of an ExperimentResult from each test task's (Δ, parseable): θ, perfects,
+    parseable and unaided overall and per test domain, the tasks' domains and Δ, the generated texts, and
+    the tokens the grammar changed per task (`overrides`; None: decoded freely, none changed)."""
     scores = list(scores)
-    if len(scores) != len(test_tasks) or len(generations) != len(test_tasks):
-        raise ValueError(f"{len(test_tasks)} test tasks but {len(scores)} scores and {len(generations)} texts")
+    overrides = [0] * len(scores) if overrides is None else list(overrides)
+    if not len(scores) == len(generations) == len(overrides) == len(test_tasks):
+        raise ValueError(f"{len(test_tasks)} test tasks but {len(scores)} scores, {len(generations)} texts and "
+                         f"{len(overrides)} override counts")
     deltas = [delta for delta, _ in scores]
+    unaided = [parses and not changed for (_, parses), changed in zip(scores, overrides)]
     by_domain: dict[str, list[int]] = defaultdict(list)
     for k, task in enumerate(test_tasks):
         by_domain[task.domain].append(k)
 
     def summary(indices) -> DomainScore:
         d = [deltas[k] for k in indices]
-        return DomainScore(performance(d), skill_level(d), float(np.mean([scores[k][1] for k in indices])), len(d))
+        return DomainScore(performance(d), skill_level(d), float(np.mean([scores[k][1] for k in indices])), len(d),
+                           float(np.mean([unaided[k] for k in indices])))
 
     overall = summary(range(len(test_tasks)))
     return {"theta": overall.theta, "perfects": overall.perfects, "parseable": overall.parseable,
+            "unaided": overall.unaided, "task_overrides": overrides,
             "domains": {d: summary(indices) for d, indices in by_domain.items()},
             "task_domains": [t.domain for t in test_tasks], "task_deltas": deltas, "generations": list(generations)}
 
@@ -260,4 +282,5 @@ def rescore(result: ExperimentResult, generations, test_tasks, rule: str = "eith
     cost (samples, compute) stays. A null subject: the same model's budget spent on other answers."""
     test_tasks = _check_tasks("test_tasks", test_tasks)
     scores = [score_program(text, task.flow, rule, id_refs) for text, task in zip(generations, test_tasks)]
-    return replace(result, model=None, tokenizer=None, **score_summary(scores, test_tasks, generations))
+    return replace(result, model=None, tokenizer=None, task_steps=[],
+                   **score_summary(scores, test_tasks, generations))

@@ -66,6 +66,19 @@ def learning_rate_factor(step: int, steps: int, warmup_fraction: float = 0.1) ->
     return (step + 1) / warmup if step < warmup else (steps - step) / max(1, steps - warmup)
 
 
+def program_loss(model, ids, mask, labels):
+    """The mean cross-entropy of the labelled tokens (the program and its eos), as the model's own loss with
+    `labels` computes it, but with the output layer run on those positions only: over a small model's
+    vocabulary, projecting every prompt and padding position costs as much as the rest of the network."""
+    import torch
+
+    hidden = model.base_model(input_ids=ids, attention_mask=mask)[0]
+    targets = labels[:, 1:]
+    keep = targets != _IGNORE_INDEX
+    logits = model.get_output_embeddings()(hidden[:, :-1][keep])
+    return torch.nn.functional.cross_entropy(logits.float(), targets[keep])
+
+
 def train_model(model, examples: Sequence[tuple[list[int], list[int]]], steps: int, batch_size: int,
                 learning_rate: float, seed: int, pad_id: int, warmup_fraction: float = 0.1,
                 weight_decay: float = 0.01, progress: bool = True) -> TrainingRun:
@@ -90,7 +103,7 @@ def train_model(model, examples: Sequence[tuple[list[int], list[int]]], steps: i
         bar = tqdm(range(steps), desc="training", disable=not progress, leave=False)
         for _ in bar:
             ids, mask, labels = collate(examples, next(stream), pad_id)
-            loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
+            loss = program_loss(model, ids, mask, labels)
             optimiser.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
