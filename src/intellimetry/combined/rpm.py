@@ -253,8 +253,9 @@ def consistent_answers(problem: Problem, rules: tuple[str, ...] | None = None) -
 
 def draw_problem(n: int, rng: np.random.Generator, progression: str = BOOK_READING,
                  rules=("progression",)) -> Problem:
-    """One N-RPM problem with exactly one answer: each characteristic draws a rule type from ``rules``,
-    a direction, and its lines; a draw whose shown cells admit a second answer is repeated."""
+    """One N-RPM problem: each characteristic draws a rule type from ``rules``, a direction, and its lines.
+    The paper's rule alone has exactly one answer (but under the independent reading with N > 3); with
+    other rule types, a draw whose shown cells admit a second answer is repeated."""
     n, progression, rules = _check_setup(n, progression, rules)
     if rules == ("progression",):
         return _draw_progressions(n, progression, rng)
