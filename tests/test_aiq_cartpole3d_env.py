@@ -125,3 +125,35 @@ def test_run_episode_and_the_novelty_table():
     table = novelty_table()
     assert [row["novelty"] for row in table] == list(range(1, 17))
     assert all(row[level] for row in table for level in LEVELS) and NOVELTIES[0].paper_effect == "No change."
+
+
+BASE_TICKS = np.arange(10.0, 30.0)
+FAKE_TICKS = {0: BASE_TICKS, 1: BASE_TICKS + 5, 2: BASE_TICKS.copy(), 3: BASE_TICKS - 2}  # differences +5, 0, -2
+
+
+def fake_ticks(settings, novelty):
+    return {policy: FAKE_TICKS[novelty].tolist() for policy in settings[3]}
+
+
+def test_survival_table_pairs_each_novelty_with_novelty_0(monkeypatch):
+    from intellimetry.aiq.cartpole3d import survival
+
+    monkeypatch.setattr(survival, "_ticks", fake_ticks)
+    table = survival.survival_table(novelties=(1, 2, 3), episodes=20, policies=("random",), resamples=500)
+    diff = table["versus_baseline"]["random"]
+    assert diff["1"] == {"estimate": 5.0, "low": 5.0, "high": 5.0} and diff["2"]["estimate"] == 0.0
+    assert table["easier"]["random"] == [1] and table["harder"]["random"] == [3]
+    mean = table["mean"]["random"]["0"]
+    assert mean["estimate"] == pytest.approx(19.5) and mean["low"] < 19.5 < mean["high"]
+    assert survival.survival_text(table, "random", 1) == f"{24.5:.0f} [{table['mean']['random']['1']['low']:.0f}, " \
+        f"{table['mean']['random']['1']['high']:.0f}]"
+
+
+def test_episode_ticks_of_doing_nothing_is_the_same_run_twice_and_shorter_than_the_controllers():
+    from intellimetry.aiq.cartpole3d import episode_ticks
+
+    nothing = episode_ticks(0, "easy", "nothing", 5, seed=1)
+    np.testing.assert_array_equal(nothing, episode_ticks(0, "easy", "nothing", 5, seed=1))
+    assert nothing.mean() < episode_ticks(0, "easy", "heuristic", 5, seed=1).mean()
+    with pytest.raises(ValueError, match="allowed"):
+        episode_ticks(0, "easy", "sometimes", 5, seed=1)
