@@ -6,6 +6,8 @@ PAPER ?=
 # SCHEDULER: run the notebooks on a Dask cluster, local:N (N worker processes here) or tcp://host:8786
 SCHEDULER ?=
 FORCE ?=
+# TEST_WORKERS: processes for the fast tests (the slow ones run notebooks two at a time themselves)
+TEST_WORKERS ?= 2
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -99,10 +101,11 @@ paper: ## the full profile: paper scale, hours; records its run times in data/ru
 
 test: $(INSTALLED) $(LANGUAGE_DATA) $(MATHJAX) ## the test suite: lint, library, runner, every notebook, the book build, a browser check
 	$(PY) -m ruff check src tests benchmarks
-	$(PY) -m pytest
+	$(PY) -m pytest -m "not slow" -n $(TEST_WORKERS)
+	$(PY) -m pytest -m slow
 
 test-fast: $(INSTALLED) ## the tests without the slow ones (no notebooks, no book build)
-	$(PY) -m pytest -m "not slow"
+	$(PY) -m pytest -m "not slow" -n $(TEST_WORKERS)
 
 lint: $(INSTALLED) ## ruff over src/, tests/ and benchmarks/ (absolute imports, pyflakes, import order)
 	$(PY) -m ruff check src tests benchmarks
