@@ -141,6 +141,7 @@ class CartPole3DEnv(gymnasium.Env):
         self._shapes = Shapes(self._client)
         self._cartpole, self._pole_length = None, None
         self._blocks: list[int] = []
+        self._moving: list[int] | None = None     # indices of the episode's free blocks (None: to be listed)
         self._kind: dict[int, tuple] = {}          # block -> (FREE | STATIC | RAIL, radius)
         self._parked: dict[tuple, list[int]] = {}  # kind -> blocks waiting outside the arena, oldest first
         self._wall_restitution = self._restitution = 1.0
@@ -310,7 +311,7 @@ class CartPole3DEnv(gymnasium.Env):
             block = make_rail_block(self._shapes, position, orientation)
         else:
             block = make_block(self._shapes, kind[1], kind[0] == STATIC, position)
-        self._kind[block] = kind
+        self._kind[block], self._moving = kind, None
         if kind[0] != RAIL:
             self._call(p.resetBaseVelocity, block, list(velocity), [0, 0, 0])
             set_bounce(self._client, block, -1, 1.0 if reset else self._restitution)
@@ -328,7 +329,7 @@ class CartPole3DEnv(gymnasium.Env):
             self._parked[self._kind[block]].append(block)
         for parked in self._parked.values():
             parked.sort()
-        self._blocks = []
+        self._blocks, self._moving = [], None
 
     # ----------------------------------------------------------------------------- stepping
 
@@ -387,7 +388,9 @@ class CartPole3DEnv(gymnasium.Env):
         return forces
 
     def _push_blocks(self) -> None:
-        moving = [i for i, block in enumerate(self._blocks) if self._kind[block][0] == FREE]
+        if self._moving is None:
+            self._moving = [i for i, block in enumerate(self._blocks) if self._kind[block][0] == FREE]
+        moving = self._moving
         if not moving:
             return
         # the per-block calls are the hot loop of every episode: plain lists and no wrapper call
@@ -439,10 +442,10 @@ class CartPole3DEnv(gymnasium.Env):
     def _read_state(self) -> None:
         """The cart and pole as the original reads them; the blocks when first asked for."""
         client, link, body = self._client, p.getLinkState, self._cartpole
-        cached = link(body, CART, physicsClientId=client)
-        self._cart_position = np.array(cached[0])
-        self._cart_yaw = p.getEulerFromQuaternion(cached[1])[2]
-        self._cart_velocity = np.array(link(body, CART, 1, physicsClientId=client)[6][:2])
+        cart = link(body, CART, 1, physicsClientId=client)  # (its frame is PyBullet's cached one, as without the 1)
+        self._cart_position = np.array(cart[0])
+        self._cart_yaw = p.getEulerFromQuaternion(cart[1])[2]
+        self._cart_velocity = np.array(cart[6][:2])
         pole = link(body, POLE, 1, physicsClientId=client)
         self._pole_euler = p.getEulerFromQuaternion(pole[5])
         self._pole_angular_velocity = pole[7]
