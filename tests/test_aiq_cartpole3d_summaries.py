@@ -196,6 +196,9 @@ def _apti_results(per_system, trials=3, novelties=(14, 15, 16)):
             for a, row in per_system.items() for n, v in zip(novelties, row)]
 
 
+LEARNED = {"above_random": 0.3}  # a baseline DQN above random actions without novelty (Fig. 29's measured condition)
+
+
 def test_fig29_mean_apti_aiq_and_margins_by_hand(items):
     systems = {"baseline": [0.5, 0.5, 0.5], "a": [0.9, 0.9, 0.3], "b": [0.6, 0.6, 0.6]}
     values = apti_summary(list(systems), [14, 15, 16], _apti_results(systems), LinearSpace([0, 0, 1]), 3,
@@ -207,8 +210,11 @@ def test_fig29_mean_apti_aiq_and_margins_by_hand(items):
     # a leads the baseline by 0.2 in mean APTI and trails it by 0.2 in AIQ; a and b: 0.1 and 0.3
     assert values["reversal_margin"] == pytest.approx(0.2) and values["baseline_reversal_margin"] == pytest.approx(0.2)
     assert values["reversal_margin_interval"] == pytest.approx([0.2, 0.2]) and values["trials"] == 3
-    record = verdicts.verdict(items["fig29"], values)
+    record = verdicts.verdict(items["fig29"], {**values, "dqn": LEARNED})
     assert record["verdict"] == verdicts.REPRODUCED, record
+    # the same margins with a baseline below random actions measured nothing (APTI divides by it)
+    record = verdicts.verdict(items["fig29"], {**values, "dqn": {"above_random": -0.05}})
+    assert record["verdict"] == verdicts.INCONCLUSIVE and "baseline that learned" in record["reason"]
 
 
 def test_fig29_fails_for_apti_shuffled_among_the_novelties(items):
@@ -218,7 +224,7 @@ def test_fig29_fails_for_apti_shuffled_among_the_novelties(items):
     novelties = list(range(11, 17))
     values = apti_summary(list(systems), novelties, _apti_results(systems, 10, novelties),
                           LinearSpace([0, 0, 0, 0, 0, 1]), 3, "baseline", seed=0, resamples=300)
-    record = verdicts.verdict(items["fig29"], values)
+    record = verdicts.verdict(items["fig29"], {**values, "dqn": LEARNED})
     assert record["verdict"] == verdicts.REPRODUCED, record
     assert record["control"]["outcome"] == verdicts.FAILS, values["shuffled_novelties"]
 
@@ -227,7 +233,7 @@ def test_fig29_two_trials_are_not_an_interval(items):
     systems = {"baseline": [0.5, 0.5, 0.5], "a": [0.9, 0.9, 0.3], "b": [0.6, 0.6, 0.6]}
     values = apti_summary(list(systems), [14, 15, 16], _apti_results(systems, trials=2), LinearSpace([0, 0, 1]), 3,
                           "baseline", seed=0, resamples=100)
-    record = verdicts.verdict(items["fig29"], values)
+    record = verdicts.verdict(items["fig29"], {**values, "dqn": LEARNED})
     assert record["verdict"] == verdicts.INCONCLUSIVE and "three trials" in record["reason"]
 
 
