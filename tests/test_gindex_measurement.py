@@ -29,7 +29,8 @@ UNTRAINED = {"tiny": result("tiny", 0.0, [1.0, 1.0, 1.0], {"a": (0.0, 0.0, 0.0, 
 def test_domain_rows_pool_the_models_and_keep_the_test_order():
     rows = domain_rows(MODELS, UNTRAINED, TEST, {"a": 1.0, "c": 0.5})
     assert list(rows) == ["a", "b"]
-    assert rows["a"] == {"parseable": 1.0, "unaided": 0.75, "untrained_parseable": 0.25, "best_theta": 0.75,
+    assert rows["a"] == {"parseable": 1.0, "unaided": 0.75, "perfects": 0.25, "untrained_parseable": 0.25,
+                         "best_theta": 0.75,
                          "untrained_theta": 0.15, "paper_theta": 1.0, "nodes": 4.0}
     assert rows["b"]["parseable"] == 0.5 and rows["b"]["paper_theta"] is None and rows["b"]["nodes"] == 9.0
 

@@ -31,12 +31,14 @@ def _nodes(test: list, domain: str) -> float:
 
 
 def domain_rows(results, untrained: Mapping[str, ExperimentResult], test: list, paper_best: Mapping) -> dict:
-    """Per test domain (in test order): the share of the models' programs that decode and that decode
-    unaided (pooled over the models), the untrained models' decode share, our best θ over the models, the
-    paper's best θ (Table 2; None for a domain it lacks) and the reference programs' mean size."""
+    """Per test domain (in test order): the share of the models' programs that decode, that decode unaided
+    and that are exactly right (pooled over the models), the untrained models' decode share, our best θ
+    over the models and the untrained models', the paper's best θ (Table 2; None for a domain it lacks)
+    and the reference programs' mean size."""
     domains = list(dict.fromkeys(t.domain for t in test))
     nulls = list(untrained.values())
     return {d: {"parseable": _pooled(results, d, "parseable"), "unaided": _pooled(results, d, "unaided"),
+                "perfects": _pooled(results, d, "perfects"),
                 "untrained_parseable": _pooled(nulls, d, "parseable"),
                 "best_theta": max(r.domains[d].theta for r in results),
                 "untrained_theta": max(r.domains[d].theta for r in nulls),

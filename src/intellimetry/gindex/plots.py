@@ -113,7 +113,7 @@ def draw_parse_rates(ax, rows: dict, threshold: float) -> None:
     ax.axvline(threshold, color="0.3", ls=":", lw=1)
     ax.set(yticks=y, yticklabels=names, xlim=(0, 1.02), xlabel="share of generated programs")
     ax.invert_yaxis()
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.2 / len(names)), ncol=3, fontsize=8)
 
 
 def draw_domain_theta(ax, rows: dict) -> None:
@@ -127,4 +127,4 @@ def draw_domain_theta(ax, rows: dict) -> None:
     ax.plot([rows[d]["untrained_theta"] for d in names], y - 0.2, "k|", ms=9, label="untrained model")
     ax.set(yticks=y, yticklabels=names, xlim=(0, 1.02), xlabel="best θ")
     ax.invert_yaxis()
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.2 / len(names)), ncol=3, fontsize=8)
