@@ -25,7 +25,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from intellimetry.aiq.cartpole3d import LEVELS, NOVELTIES, CartPole3DEnv
-from intellimetry.aiq.cartpole3d.agents import Agent
+from intellimetry.aiq.cartpole3d.agents import Agent, RandomAgent, TrainedDQN, evaluate_agent
 from intellimetry.aiq.pools import stable_seed
 from intellimetry.checks import check_choice, check_float, check_int
 from intellimetry.parallel import parallel_map
@@ -66,6 +66,14 @@ class TrialResult:
     detected_episode: int | None     # trial episode (from 0) in which the agent first reported novelty
     detected_tick: int | None        # tick of that episode
     seconds: float
+
+
+def baseline_check(trained: TrainedDQN, seed: int, level: str = "easy") -> dict:
+    """Did the baseline learn? Its performance beside random actions' over as many episodes without
+    novelty: APTI divides by the baseline, so one that never beat random play leaves nothing to measure."""
+    random_performance = evaluate_agent(RandomAgent(), trained.settings.eval_episodes, seed, level=level)
+    return {"performance": trained.performance, "random_performance": random_performance,
+            "above_random": trained.performance - random_performance}
 
 
 def trial_seed(seed: int, trial: int) -> int:
