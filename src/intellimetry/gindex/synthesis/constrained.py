@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from intellimetry.gindex.synthesis.generation import left_padded
 from intellimetry.gindex.synthesis.grammar import FlowState
 from intellimetry.gindex.synthesis.tokenizer import ProgramTokenizer
 
@@ -127,17 +128,12 @@ def decode_constrained(model, tokenizer: ProgramTokenizer, specs, max_new_tokens
     with torch.no_grad():
         for start in range(0, len(order), batch_size):
             chunk = order[start:start + batch_size]
-            width = max(len(prompts[i]) for i in chunk)
-            ids = torch.full((len(chunk), width), tokenizer.pad_id, dtype=torch.long)
-            mask = torch.zeros((len(chunk), width), dtype=torch.long)
-            for row, i in enumerate(chunk):
-                ids[row, width - len(prompts[i]):] = torch.tensor(prompts[i])
-                mask[row, width - len(prompts[i]):] = 1
+            ids, mask = left_padded([prompts[i] for i in chunk], tokenizer.pad_id)
             processor = _GrammarProcessor(table, len(chunk))
             output = model.generate(input_ids=ids, attention_mask=mask, generation_config=config,
                                     logits_processor=LogitsProcessorList([processor]))
             for row, i in enumerate(chunk):
-                result.texts[i] = tokenizer.decode(output[row, width:].tolist())
+                result.texts[i] = tokenizer.decode(output[row, ids.shape[1]:].tolist())
                 result.steps[i], result.overrides[i] = processor.steps[row], processor.overrides[row]
                 result.finished[i] = processor.finished[row]
     return result

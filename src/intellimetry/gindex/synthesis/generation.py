@@ -9,6 +9,18 @@ from intellimetry.gindex.synthesis.codec import decode_flow
 from intellimetry.gindex.synthesis.tokenizer import ProgramTokenizer
 
 
+def left_padded(prompts: list[list[int]], pad_id: int):
+    """A batch of prompts padded on the left (generation continues each at its end) and its attention mask."""
+    import torch
+
+    width = max(len(prompt) for prompt in prompts)
+    ids = torch.full((len(prompts), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(prompts), width), dtype=torch.long)
+    for row, prompt in enumerate(prompts):
+        ids[row, width - len(prompt):] = torch.tensor(prompt)
+        mask[row, width - len(prompt):] = 1
+    return ids, mask
+
 def generate_programs(model, tokenizer: ProgramTokenizer, specs: Sequence[str], max_new_tokens: int,
                       batch_size: int = 32) -> list[str]:
     """Greedy completions (compact program text) of each specification, batched with left padding."""
@@ -25,15 +37,10 @@ def generate_programs(model, tokenizer: ProgramTokenizer, specs: Sequence[str], 
     with torch.no_grad():
         for start in range(0, len(order), batch_size):
             chunk = order[start:start + batch_size]
-            width = max(len(prompts[i]) for i in chunk)
-            ids = torch.full((len(chunk), width), tokenizer.pad_id, dtype=torch.long)
-            mask = torch.zeros((len(chunk), width), dtype=torch.long)
-            for row, i in enumerate(chunk):
-                ids[row, width - len(prompts[i]):] = torch.tensor(prompts[i])
-                mask[row, width - len(prompts[i]):] = 1
+            ids, mask = left_padded([prompts[i] for i in chunk], tokenizer.pad_id)
             output = model.generate(input_ids=ids, attention_mask=mask, generation_config=config)
             for row, i in enumerate(chunk):
-                texts[i] = tokenizer.decode(output[row, width:].tolist())
+                texts[i] = tokenizer.decode(output[row, ids.shape[1]:].tolist())
     return texts
 
 
