@@ -70,3 +70,24 @@ def test_prediction_figure_rejects_a_negative_gpu_price_before_running():
     with pytest.raises(ParameterError, match="gpu_price_usd"):
         figure.resolve("quick", {"gpu_price_usd": "-30000"})
     assert figure.resolve("quick", {"gpu_price_usd": "25000"})["gpu_price_usd"] == 25000.0
+
+
+def test_rate_ticks_every_half_on_a_short_range_and_1_2_5_per_decade_on_a_long_one():
+    from intellimetry.survival.plots import rate_ticks
+
+    assert rate_ticks(0.8, 3.75).tolist() == [1.0, 1.5, 2.0, 2.5, 3.0, 3.5]
+    # a line with slope 0.136 extended to 1e30 parameters ends near α = 1,900: 3,900 half steps before
+    assert rate_ticks(0.8, 1947.0).tolist() == [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
+
+
+def test_a_prediction_panel_extended_far_beyond_its_sizes_draws_a_few_ticks():
+    import matplotlib.pyplot as plt
+
+    from intellimetry.survival.plots import plot_prediction
+
+    sizes = np.array([1e3, 1e4, 1e5])
+    fit = fit_scaling(sizes, 0.147 * sizes**0.136)
+    fig, ax = plt.subplots()
+    plot_prediction(ax, sizes, 0.147 * sizes**0.136, fit, Timeline(2025.0, 1e12, 1.5), 1e30, targets={})
+    assert len(ax.get_yticks()) <= 12
+    plt.close(fig)

@@ -151,7 +151,7 @@ def plot_prediction(ax, sizes, alphas, fit: ScalingFit | None, timeline: Timelin
     ax.set_yscale("log")
     ax.set_xlim(x_min, x_max)
     ax.set_ylim(bottom, top)
-    _plain_rate_ticks(ax, np.arange(np.ceil(bottom * 2) / 2, top, 0.5))
+    _plain_rate_ticks(ax, rate_ticks(bottom, top))
     ax.set_xlabel(SIZE_LABEL)
     ax.set_ylabel(RATE_LABEL)
     # year(N) is linear in log N, so a linear twin axis over year(x limits) lines up exactly
@@ -162,10 +162,22 @@ def plot_prediction(ax, sizes, alphas, fit: ScalingFit | None, timeline: Timelin
     return years
 
 
+def rate_ticks(bottom: float, top: float, most: int = 12) -> np.ndarray:
+    """Decay-rate ticks between `bottom` and `top`: every 0.5 on a short range; on a long one (a line
+    extended far beyond the measured sizes) 1, 2 and 5 times the powers of ten, so a panel never asks
+    for thousands of tick labels."""
+    halves = np.arange(np.ceil(bottom * 2) / 2, top, 0.5)
+    if len(halves) <= most:
+        return halves
+    decades = 10.0 ** np.arange(np.floor(np.log10(bottom)), np.ceil(np.log10(top)) + 1)
+    ticks = np.outer(decades, (1, 2, 5)).ravel()
+    return ticks[(ticks >= bottom) & (ticks <= top)]
+
+
 def _plain_rate_ticks(ax, ticks) -> None:
     """Decimal tick labels on the log-scaled decay-rate axis (the range is too short for powers of ten)."""
     ax.yaxis.set_major_locator(mpl.ticker.FixedLocator(ticks))
-    ax.yaxis.set_major_formatter(mpl.ticker.FormatStrFormatter("%.2f"))
+    ax.yaxis.set_major_formatter(mpl.ticker.FuncFormatter(lambda v, _: f"{v:.2f}" if v < 10 else f"{v:g}"))
     ax.yaxis.set_minor_formatter(mpl.ticker.NullFormatter())
 
 
