@@ -73,3 +73,11 @@ def test_a_direction_with_no_sign_is_refused():
 ])
 def test_the_rendered_page_check_finds_unprintable_values(text, bad):
     assert bool([p for p in visible_source(text) if p.startswith("unprintable")]) is bad
+
+
+def test_a_browser_check_of_pages_the_book_lacks_names_them(tmp_path):
+    from intellimetry.book.check import check_book
+
+    (tmp_path / "intro.html").write_text("<html><body><p>text</p></body></html>")
+    with pytest.raises(ValueError, match="no such page under .*: survival/index.html"):
+        check_book(tmp_path, only=["intro.html", "survival/index.html"])

@@ -76,14 +76,20 @@ def find_chromium() -> str | None:
     return None
 
 
-def check_book(html_dir: Path, chromium: str | None = None) -> list[str]:
-    """Problems found in the rendered book (an empty list means it is fine)."""
+def check_book(html_dir: Path, chromium: str | None = None, only: list[str] | None = None) -> list[str]:
+    """Problems found in the rendered book (an empty list means it is fine); `only` limits the check to
+    these pages (paths relative to `html_dir`, e.g. "intro.html"), whose links are still followed."""
     from playwright.sync_api import sync_playwright
 
     html_dir = Path(html_dir).resolve()
     pages = sorted(p for p in html_dir.rglob("*.html")
                    if not {"_static", "_sources", "_images"} & set(p.relative_to(html_dir).parts)
                    and p.name not in ("search.html", "genindex.html"))
+    if only is not None:
+        missing = sorted(set(only) - {p.relative_to(html_dir).as_posix() for p in pages})
+        if missing:
+            raise ValueError(f"no such page under {html_dir}: {', '.join(missing)}")
+        pages = [p for p in pages if p.relative_to(html_dir).as_posix() in only]
     if not pages:
         return [f"no HTML pages under {html_dir} (build the book first: make book)"]
     problems, links, ids = [], {}, {}
