@@ -6,7 +6,7 @@ PAPER ?=
 # SCHEDULER: run the notebooks on a Dask cluster, local:N (N worker processes here) or tcp://host:8786
 SCHEDULER ?=
 FORCE ?=
-# TEST_WORKERS: processes for the fast tests (the slow ones run notebooks two at a time themselves)
+# TEST_WORKERS: pytest processes; one takes the smoke run and the book (its notebooks two at a time), the other the rest
 TEST_WORKERS ?= 2
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -101,8 +101,7 @@ paper: ## the full profile: paper scale, hours; records its run times in data/ru
 
 test: $(INSTALLED) $(LANGUAGE_DATA) $(MATHJAX) ## the test suite: lint, library, runner, every notebook, the book build, a browser check
 	$(PY) -m ruff check src tests benchmarks
-	$(PY) -m pytest -m "not slow" -n $(TEST_WORKERS)
-	$(PY) -m pytest -m slow
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 test-fast: $(INSTALLED) ## the tests without the slow ones (no notebooks, no book build)
 	$(PY) -m pytest -m "not slow" -n $(TEST_WORKERS)

@@ -89,6 +89,20 @@ def mini_project(tmp_path) -> Project:
 
 
 SMOKE_PROFILE = "smoke"
+# the session fixtures that execute every notebook and build the book: minutes, so once per test run
+BOOK_FIXTURES = {"smoke_figures", "built_book"}
+
+
+def pytest_collection_modifyitems(config, items):
+    """The tests that share the smoke run and the book build form one xdist group, collected first:
+    under `-n 2 --dist loadgroup` one worker starts the smoke run at once (its notebooks two at a
+    time) while the other works through every other test, instead of a second smoke run per worker
+    or a book group left for last."""
+    book = [item for item in items if BOOK_FIXTURES & set(item.fixturenames)]
+    for item in book:
+        item.add_marker(pytest.mark.xdist_group("book"))
+    rest = [item for item in items if not BOOK_FIXTURES & set(item.fixturenames)]
+    items[:] = book + rest
 
 
 @pytest.fixture(scope="session")
