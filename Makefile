@@ -101,7 +101,7 @@ paper: ## the full profile: paper scale, hours; records its run times in data/ru
 
 test: $(INSTALLED) $(LANGUAGE_DATA) $(MATHJAX) ## the test suite: lint, library, runner, every notebook, the book build, a browser check
 	$(PY) -m ruff check src tests benchmarks
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 test-fast: $(INSTALLED) ## the tests without the slow ones (no notebooks, no book build)
 	$(PY) -m pytest -m "not slow" -n $(TEST_WORKERS)

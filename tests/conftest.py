@@ -91,18 +91,20 @@ def mini_project(tmp_path) -> Project:
 SMOKE_PROFILE = "smoke"
 # the session fixtures that execute every notebook and build the book: minutes, so once per test run
 BOOK_FIXTURES = {"smoke_figures", "built_book"}
+BOOK_TESTS = "tests/test_notebooks_and_book.py"
 
 
 def pytest_collection_modifyitems(config, items):
-    """The tests that share the smoke run and the book build form one xdist group, collected first:
-    under `-n 2 --dist loadgroup` one worker starts the smoke run at once (its notebooks two at a
-    time) while the other works through every other test, instead of a second smoke run per worker
-    or a book group left for last."""
+    """The tests that share the smoke run and the book build live in one module, collected first:
+    under `-n 2 --dist loadfile` one worker starts the smoke run at once (its notebooks two at a
+    time) while the other works through every other module, and no second worker repeats the smoke
+    run (pytest-xdist 3.8's `loadgroup` does not group under pytest 9)."""
     book = [item for item in items if BOOK_FIXTURES & set(item.fixturenames)]
-    for item in book:
-        item.add_marker(pytest.mark.xdist_group("book"))
-    rest = [item for item in items if not BOOK_FIXTURES & set(item.fixturenames)]
-    items[:] = book + rest
+    elsewhere = sorted({item.nodeid.split("::")[0] for item in book} - {BOOK_TESTS})
+    if elsewhere:
+        raise pytest.UsageError(f"{', '.join(elsewhere)} use(s) {' or '.join(sorted(BOOK_FIXTURES))}: such tests "
+                                f"belong in {BOOK_TESTS}, so that one xdist worker runs the smoke run once")
+    items[:] = book + [item for item in items if item not in book]
 
 
 @pytest.fixture(scope="session")

@@ -2,14 +2,12 @@
 search: the entries' verdict lines with known answers, then the built book in headless Chromium."""
 from __future__ import annotations
 
-import json
 import re
-import shutil
 
 import pytest
 
 from intellimetry import PAPERS, paths, verdicts
-from intellimetry.book.check import check_gallery, check_search, find_chromium
+from intellimetry.book.check import find_chromium
 from intellimetry.book.gallery import entry, gallery_link, verdict_lines
 from intellimetry.book.scoreboard import collect
 
@@ -65,52 +63,6 @@ def test_an_entry_shows_the_png_thumbnail_linked_to_the_figure():
 def test_the_gallery_page_has_every_paper():
     text = (paths.BOOK_DIR / "gallery.md").read_text(encoding="utf-8")
     assert re.findall(r"^```\{gallery\} (\w+)$", text, re.M) == list(PAPERS)
-
-
-@pytest.mark.slow
-@pytest.mark.browser
-@NEEDS_CHROMIUM
-def test_the_built_gallery_has_an_entry_per_figure_linked_to_its_section(built_book):
-    build = json.loads((built_book.parents[1] / paths.GENERATED / "build.json").read_text())
-    html = (built_book / "gallery.html").read_text()
-    assert html.count('class="intellimetry-gallery-entry') == len(build["figures"])
-    assert check_gallery(built_book) == []
-
-
-@pytest.mark.slow
-@pytest.mark.browser
-@NEEDS_CHROMIUM
-def test_the_gallery_check_catches_a_missing_link_anchor_and_thumbnail(built_book, tmp_path):
-    broken = tmp_path / "html"
-    shutil.copytree(built_book, broken)
-    page = broken / "gallery.html"
-    html = page.read_text()
-    # soc-fig14: its links removed; soc-fig15: pointed at an anchor that does not exist
-    start = html.index('id="gallery-soc-fig14-concept-network"')
-    end = html.index("</div>", start)
-    unlinked = re.sub(r'<a class="reference internal" href="[^"]*">(.*?)</a>', r"\1", html[start:end], flags=re.S)
-    html = html[:start] + unlinked + html[end:]
-    html = html.replace("#soc-fig15-avalanches", "#no-such-figure")
-    page.write_text(html)
-    (broken / "_images" / "survival-fig01-levels.png").unlink()
-    problems = check_gallery(broken, built_book.parents[1] / paths.GENERATED / "build.json")
-    assert "gallery.html: soc-fig14-concept-network links to nothing" in problems
-    assert any("soc-fig15-avalanches links to" in p and "#no-such-figure, not to its figure" in p for p in problems)
-    assert any("missing anchor #no-such-figure" in p for p in problems)
-    assert any("survival-fig01-levels: thumbnail did not load" in p for p in problems)
-
-
-@pytest.mark.slow
-@pytest.mark.browser
-@NEEDS_CHROMIUM
-def test_search_finds_a_word_of_the_book_from_file_without_a_network(built_book, tmp_path):
-    assert check_search(built_book, "sandpile") == []
-    broken = tmp_path / "html"
-    shutil.copytree(built_book, broken)
-    (broken / "searchindex.js").unlink()
-    problems = check_search(broken, "sandpile")
-    assert any("no result listed" in p for p in problems)
-    assert any("request failed" in p and p.endswith("searchindex.js") for p in problems)
 
 
 class FakeApp:

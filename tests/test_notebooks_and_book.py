@@ -10,11 +10,13 @@ import pytest
 import yaml
 
 from intellimetry import paths
-from intellimetry.book.check import check_book, check_figure_block, find_chromium
+from intellimetry.book.check import check_book, check_figure_block, check_gallery, check_search, find_chromium
 from intellimetry.pipeline.registry import discover
 
 FIGURES = discover(paths.NOTEBOOKS_DIR)
 pytestmark = pytest.mark.slow
+NEEDS_CHROMIUM = pytest.mark.skipif(find_chromium() is None,
+                                    reason="Chromium is not installed (apt-get install chromium)")
 
 
 @pytest.mark.parametrize("fig_id", FIGURES)
@@ -117,3 +119,47 @@ def test_scoreboard_totals_match_a_count_over_the_registries_and_sidecars(smoke_
     assert shown == {key: claims.get(key, 0) for key in shown}
     assert cells[1 + len(columns)] == f"{checks['holds']} of {checks['items']}"
     assert shown["items"] + checks["items"] == 71 + added  # the papers' own items and those added beside them
+
+
+# the gallery page and offline search of the built book (the gallery entries themselves: test_gallery.py)
+@pytest.mark.browser
+@NEEDS_CHROMIUM
+def test_the_built_gallery_has_an_entry_per_figure_linked_to_its_section(built_book):
+    build = json.loads((built_book.parents[1] / paths.GENERATED / "build.json").read_text())
+    html = (built_book / "gallery.html").read_text()
+    assert html.count('class="intellimetry-gallery-entry') == len(build["figures"])
+    assert check_gallery(built_book) == []
+
+
+@pytest.mark.browser
+@NEEDS_CHROMIUM
+def test_the_gallery_check_catches_a_missing_link_anchor_and_thumbnail(built_book, tmp_path):
+    broken = tmp_path / "html"
+    shutil.copytree(built_book, broken)
+    page = broken / "gallery.html"
+    html = page.read_text()
+    # soc-fig14: its links removed; soc-fig15: pointed at an anchor that does not exist
+    start = html.index('id="gallery-soc-fig14-concept-network"')
+    end = html.index("</div>", start)
+    unlinked = re.sub(r'<a class="reference internal" href="[^"]*">(.*?)</a>', r"\1", html[start:end], flags=re.S)
+    html = html[:start] + unlinked + html[end:]
+    html = html.replace("#soc-fig15-avalanches", "#no-such-figure")
+    page.write_text(html)
+    (broken / "_images" / "survival-fig01-levels.png").unlink()
+    problems = check_gallery(broken, built_book.parents[1] / paths.GENERATED / "build.json")
+    assert "gallery.html: soc-fig14-concept-network links to nothing" in problems
+    assert any("soc-fig15-avalanches links to" in p and "#no-such-figure, not to its figure" in p for p in problems)
+    assert any("missing anchor #no-such-figure" in p for p in problems)
+    assert any("survival-fig01-levels: thumbnail did not load" in p for p in problems)
+
+
+@pytest.mark.browser
+@NEEDS_CHROMIUM
+def test_search_finds_a_word_of_the_book_from_file_without_a_network(built_book, tmp_path):
+    assert check_search(built_book, "sandpile") == []
+    broken = tmp_path / "html"
+    shutil.copytree(built_book, broken)
+    (broken / "searchindex.js").unlink()
+    problems = check_search(broken, "sandpile")
+    assert any("no result listed" in p for p in problems)
+    assert any("request failed" in p and p.endswith("searchindex.js") for p in problems)
