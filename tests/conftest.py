@@ -72,6 +72,10 @@ def write_figure(root: Path, fig_id: str) -> None:
 
 @pytest.fixture
 def mini_project(tmp_path) -> Project:
+    return make_mini_project(tmp_path)
+
+
+def make_mini_project(tmp_path: Path) -> Project:
     """A throw-away repository: two figures (survival, soc) and a little library source to hash."""
     root = tmp_path / "repo"
     lib = root / "src" / "intellimetry"

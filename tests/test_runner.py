@@ -4,6 +4,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import threading
 import time
 from pathlib import Path
@@ -15,6 +16,7 @@ from intellimetry.pipeline import prepare, runner
 from intellimetry.pipeline.project import Project
 from intellimetry.pipeline.registry import Figure, ParameterError, RegistryError
 from intellimetry.pipeline.runner import RunError, Task, next_figure, plan, run, select
+from tests.conftest import make_mini_project
 
 
 def outputs(project: Project, profile: str, fig_id: str) -> dict[str, bytes]:
@@ -52,10 +54,21 @@ def test_first_run_builds_everything_and_second_run_nothing(mini_project):
     assert run(mini_project, [], out=io.StringIO()) == []
 
 
+@pytest.fixture(scope="module")
+def built_once(tmp_path_factory):
+    """The mini project run once per module (two kernels, seconds), copied for each test below."""
+    project = make_mini_project(tmp_path_factory.mktemp("built"))
+    run(project, [], out=io.StringIO())
+    return project
+
+
 @pytest.fixture
-def built(mini_project):
-    run(mini_project, [], out=io.StringIO())
-    return mini_project
+def built(built_once, tmp_path):
+    """A fresh copy of the built mini project: every file, its figures and their times as they were."""
+    shutil.copytree(built_once.root, tmp_path / "repo", symlinks=True)
+    project = Project.at(tmp_path / "repo")
+    assert not stale_ids(project), "a copied build must be up to date, or the tests below prove nothing"
+    return project
 
 
 def test_editing_a_paper_subpackage_marks_exactly_its_figures(built):

@@ -185,9 +185,14 @@ def _covered_items():
                 yield pytest.param(item, id=f"{chapter}-{item['id']}")
 
 
+@pytest.fixture(scope="module")
+def figures():
+    return Project.at().figures()  # the registry, read once for all items (about a second a read)
+
+
 @pytest.mark.parametrize("item", list(_covered_items()))
-def test_every_value_a_verdict_reads_comes_from_the_library(item):
-    figure = Project.at().figures()[item["figure"]]
+def test_every_value_a_verdict_reads_comes_from_the_library(item, figures):
+    figure = figures[item["figure"]]
     notebook = Notebook(notebook_code(figure.notebook))
     values = notebook.values_expression()
     assert values is not None, f"{item['figure']} passes no values= to save_figure"
