@@ -8,6 +8,9 @@ SCHEDULER ?=
 FORCE ?=
 # TEST_WORKERS: pytest processes; one takes the smoke run and the book (its notebooks two at a time), the other the rest
 TEST_WORKERS ?= 2
+# one BLAS/OpenMP/torch thread per test process and notebook kernel: two workers and two kernels already
+# fill two cores, and more threads than cores spin against each other
+TEST_THREADS := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -101,7 +104,7 @@ paper: ## the full profile: paper scale, hours; records its run times in data/ru
 
 test: $(INSTALLED) $(LANGUAGE_DATA) $(MATHJAX) ## the test suite: lint, library, runner, every notebook, the book build, a browser check
 	$(PY) -m ruff check src tests benchmarks
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
+	$(TEST_THREADS) $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 test-fast: $(INSTALLED) ## the tests without the slow ones (no notebooks, no book build)
 	$(PY) -m pytest -m "not slow" -n $(TEST_WORKERS)
