@@ -107,7 +107,7 @@ test: $(INSTALLED) $(LANGUAGE_DATA) $(MATHJAX) ## the test suite: lint, library,
 	$(TEST_THREADS) $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 test-fast: $(INSTALLED) ## the tests without the slow ones (no notebooks, no book build)
-	$(PY) -m pytest -m "not slow" -n $(TEST_WORKERS)
+	$(TEST_THREADS) $(PY) -m pytest -m "not slow" -n $(TEST_WORKERS)
 
 lint: $(INSTALLED) ## ruff over src/, tests/ and benchmarks/ (absolute imports, pyflakes, import order)
 	$(PY) -m ruff check src tests benchmarks
