@@ -10,7 +10,7 @@ import pytest
 
 from intellimetry import atomic
 from intellimetry.book.check import prose_in_tex, svg_text_sizes
-from intellimetry.book.roles import LookupFailed, dig, format_value, split_reference
+from intellimetry.book.roles import LookupFailed, cache_reuse, dig, format_value, split_reference
 from intellimetry.plotting import save_figure
 from intellimetry.provenance import RUN_CONTEXT_ENV
 
@@ -90,3 +90,12 @@ def test_prose_or_roles_inside_a_formula_are_found():
     assert prose_in_tex("{paper}`survival/x.yaml:price` per GPU, Apple's value of")
     assert prose_in_tex("30,000 per GPU and a market value of")
     assert not prose_in_tex(r"P(k) \propto k^{-\alpha}, \text{for all events} k \ge 1")
+
+
+def test_a_recorded_run_says_how_many_trained_items_it_reused():
+    said = " ({} of {} trained items reused from the model cache)"
+    assert cache_reuse({"model_cache": {"hits": 9, "misses": 0}}) == said.format(9, 9)
+    assert cache_reuse({"model_cache": {"hits": 4, "misses": 5}}) == said.format(4, 9)
+    # a first run, or a record from before the cache was recorded, says nothing
+    assert cache_reuse({"model_cache": {"hits": 0, "misses": 5}}) == ""
+    assert cache_reuse({"wall_time_s": 3.0}) == ""

@@ -399,6 +399,7 @@ def test_a_profile_record_keeps_each_figures_time_verdicts_and_machine(built, tm
     sidecar = json.loads((built.output_dir("quick", "survival") / "survival-fig01-tiny.json").read_text())
     assert entry["wall_time_s"] == sidecar["wall_time_s"] > 0 and entry["parameters"] == sidecar["parameters"]
     assert entry["machine"]["cores"] >= 1 and entry["up_to_date_when_recorded"]
+    assert entry["model_cache"] == sidecar["model_cache"]
     assert entry["statistics"] == {item: row["ours"] for item, row in sidecar.get("verdicts", {}).items()}
     assert entry["verdicts"] == {item: row["verdict"] for item, row in sidecar.get("verdicts", {}).items()}
     assert record["chapters"] == {"survival": {"figures": 1, "seconds": round(entry["wall_time_s"], 1),

@@ -232,6 +232,13 @@ class BuildTableDirective(SphinxDirective):
         return [items]
 
 
+def cache_reuse(info: dict) -> str:
+    """' (N of M trained items reused from the model cache)' for a recorded run that reused any, else ''."""
+    cache = info.get("model_cache") or {}
+    hits, misses = cache.get("hits", 0), cache.get("misses", 0)
+    return f" ({hits} of {hits + misses} trained items reused from the model cache)" if hits else ""
+
+
 class ProfileRunsDirective(SphinxDirective):
     """A bullet list of one chapter's figures as recorded on a profile (data/runs/<profile>.json):
     wall time, verdicts, commit, date, machine and parameters; the chapter's total first."""
@@ -254,7 +261,7 @@ class ProfileRunsDirective(SphinxDirective):
                 continue
             verdicts = ", ".join(f"{item} {verdict}" for item, verdict in info["verdicts"].items()) or "no verdict"
             machine = info["machine"]
-            text = (f"{fig_id}: {info['wall_time_s']:.0f} s; {verdicts}; commit {info['commit']}, "
+            text = (f"{fig_id}: {info['wall_time_s']:.0f} s{cache_reuse(info)}; {verdicts}; commit {info['commit']}, "
                     f"{info['saved_at']}, {machine['cores']} CPU cores, {machine['memory_gib']} GiB; "
                     f"{format_parameters(info['parameters']) or 'no parameters'}")
             items += nodes.list_item("", nodes.paragraph(text, text))

@@ -3,7 +3,7 @@
     python -m intellimetry.book record --profile full [ID ...]
 
 reads the sidecars that a run of that profile left in figures/<profile>/ and merges, per figure, its
-wall time, parameters, verdicts (with the statistics they judged), commit, date and machine into
+wall time, model-cache reuse, parameters, verdicts (with the statistics they judged), commit, date and machine into
 data/runs/<profile>.json (a figure left out keeps its earlier entry). The file is written by this
 command only, never by hand, and is committed: pages quote it with the {recorded} role and the {profile-runs} directive.
 """
@@ -34,6 +34,8 @@ def figure_entry(project: Project, profile: str, fig_id: str) -> dict:
     current = figure_hashes(figure, sidecar["parameters"], project.root, recorded.get("reads", ()))["total"]
     return {
         "wall_time_s": sidecar.get("wall_time_s"), "cpu_time_s": sidecar.get("cpu_time_s"),
+        # trained items the run found in the model cache: a run that reused them took less than a first one
+        "model_cache": sidecar.get("model_cache"),
         "parameters": sidecar["parameters"],
         "verdicts": {item: row["verdict"] for item, row in sidecar.get("verdicts", {}).items()},
         # claim or check, the control's outcome and why a verdict is inconclusive (verdicts since issue 32)
