@@ -157,3 +157,19 @@ def test_episode_ticks_of_doing_nothing_is_the_same_run_twice_and_shorter_than_t
     assert nothing.mean() < episode_ticks(0, "easy", "heuristic", 5, seed=1).mean()
     with pytest.raises(ValueError, match="allowed"):
         episode_ticks(0, "easy", "sometimes", 5, seed=1)
+
+
+@pytest.mark.parametrize("novelty", [5, 7, 13, 15, 16])  # blocks pushed by forces that read their positions
+def test_observing_no_blocks_plays_the_same_episodes(novelty):
+    watched = trajectory(make(novelty, "hard"), 21)
+    blind = trajectory(make(novelty, "hard", observed_blocks=0), 21)
+    assert blind.shape[1] == STATE_SIZE < watched.shape[1]
+    np.testing.assert_array_equal(blind, watched[:, :STATE_SIZE])
+
+
+def test_the_suite_tasks_observe_only_the_blocks_their_networks_read():
+    from intellimetry.aiq.cartpole3d.study import STATE_INPUTS, blocks_seen, mixed_task, novelty_task
+
+    assert [blocks_seen(n) for n in (1, STATE_SIZE, STATE_SIZE + 1, STATE_SIZE + 6, STATE_SIZE + 7)] == [0, 0, 1, 1, 2]
+    assert novelty_task(3).env_kwargs["observed_blocks"] == 0 == mixed_task(3, 5, 0.5).env_kwargs["observed_blocks"]
+    assert novelty_task(3, inputs=STATE_INPUTS + 6).env.unwrapped.observed_blocks == 1

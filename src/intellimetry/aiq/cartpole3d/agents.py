@@ -70,6 +70,12 @@ class Agent:
 
 # --------------------------------------------------------------------------- the DQN baseline
 
+def state_env(novelty: int = 0, level: str = "easy", max_steps: int = 200) -> CartPole3DEnv:
+    """CartPole3D observing no blocks: every agent here reads the state ``obs[:10]`` only, and the
+    environment then skips reading and sorting the blocks each tick (the episodes play alike)."""
+    return CartPole3DEnv(novelty=novelty, level=level, max_steps=max_steps, observed_blocks=0)
+
+
 class QNetwork(nn.Module):
     """obs[:10] -> 512 ReLU -> 512 ReLU -> 5 action values (inputs scaled by INPUT_SCALE first)."""
 
@@ -209,7 +215,7 @@ def train_dqn(settings: DQNSettings, seed: int, progress: bool = True) -> tuple[
     network = QNetwork(settings.hidden)
     learner = DQNLearner(network, settings.learning_rate, settings.gamma, settings.batch_size,
                          settings.buffer_size, settings.target_update)
-    env = CartPole3DEnv(novelty=settings.novelty, level=settings.level, max_steps=settings.max_steps)
+    env = state_env(settings.novelty, settings.level, settings.max_steps)
     obs, _ = env.reset(seed=_episode_seed(rng))
     episodes = 0
     from tqdm import tqdm
@@ -236,7 +242,7 @@ def evaluate_agent(agent: Agent, episodes: int, seed: int, novelty: int = 0, lev
                    max_steps: int = 200) -> float:
     """Mean ticks / max_steps of `agent` over `episodes` fresh episodes (seeds drawn from `seed`)."""
     rng = np.random.default_rng(seed)
-    env = CartPole3DEnv(novelty=novelty, level=level, max_steps=max_steps)
+    env = state_env(novelty, level, max_steps)
     agent.start_trial(_episode_seed(rng))
     total = 0
     for _ in range(episodes):
@@ -593,7 +599,7 @@ def collect_transitions(episodes: int, seed: int, exploration: float = 0.3, leve
     """Novelty-0 transitions (states, actions, next states) per episode, played by the heuristic controller
     with a random action at rate `exploration` (so that every action's effect is seen)."""
     rng = np.random.default_rng(seed)
-    env = CartPole3DEnv(novelty=0, level=level, max_steps=max_steps)
+    env = state_env(0, level, max_steps)
     collected = []
     for _ in range(episodes):
         obs, _ = env.reset(seed=_episode_seed(rng))

@@ -24,8 +24,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from intellimetry.aiq.cartpole3d import LEVELS, NOVELTIES, CartPole3DEnv
-from intellimetry.aiq.cartpole3d.agents import Agent, RandomAgent, TrainedDQN, evaluate_agent
+from intellimetry.aiq.cartpole3d import LEVELS, NOVELTIES
+from intellimetry.aiq.cartpole3d.agents import Agent, RandomAgent, TrainedDQN, evaluate_agent, state_env
 from intellimetry.aiq.pools import stable_seed
 from intellimetry.checks import check_choice, check_float, check_int
 from intellimetry.parallel import parallel_map
@@ -91,7 +91,7 @@ def run_trial(agent: Agent, novelty: int, level: str, seed: int, settings: Trial
     agent = copy.deepcopy(agent)
     agent.start_trial(stable_seed("aiq-cartpole3d-agent", seed))
     rng = np.random.default_rng(seed)
-    env = CartPole3DEnv(novelty=0, level=level, max_steps=settings.max_steps)
+    env = state_env(0, level, settings.max_steps)
     performances, detection = [], None
     for episode in range(settings.pre_episodes + settings.post_episodes):
         options = {"novelty": novelty if episode >= settings.pre_episodes else 0, "level": level}

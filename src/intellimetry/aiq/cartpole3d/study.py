@@ -15,11 +15,13 @@ settings share every trained network.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from intellimetry.aiq.cartpole3d import ENV_ID, LEVELS, NOVELTIES, OBSERVATION_SCALE, mean_performance
+from intellimetry.aiq.cartpole3d import ENV_ID, LEVELS, NOVELTIES, OBSERVATION_SCALE, STATE_SIZE, mean_performance
+from intellimetry.aiq.cartpole3d.env import BLOCK_SIZE
 from intellimetry.aiq.measures import mccp_curve, mccp_interval
 from intellimetry.aiq.policy_search import CEMBudget, GymTask, evaluate_policy, load_weights, rl_pool
 from intellimetry.aiq.pools import Architecture, random_architectures, stable_seed
@@ -48,8 +50,15 @@ def check_level(level: str) -> str:
 def novelty_task(novelty: int, level: str = "easy", inputs: int = STATE_INPUTS) -> GymTask:
     """CartPole3D with one novelty (0 = none) at one level, the network seeing the first ``inputs`` numbers
     (the cart and pole state in the environment's OBSERVATION_SCALE units)."""
-    return GymTask(ENV_ID, {"novelty": int(novelty), "level": check_level(level)}, inputs=inputs,
-                   scale=_input_scale(inputs))
+    return GymTask(ENV_ID, {"novelty": int(novelty), "level": check_level(level),
+                            "observed_blocks": blocks_seen(inputs)}, inputs=inputs, scale=_input_scale(inputs))
+
+
+def blocks_seen(inputs: int) -> int:
+    """The blocks the environment must observe for a network that reads the first ``inputs`` numbers:
+    none for the state alone, so the episodes skip sorting and reading the blocks every tick (a third of
+    a tick's time where blocks fly) and play exactly as they would with the blocks observed."""
+    return max(0, math.ceil((check_int("inputs", inputs, 1) - STATE_SIZE) / BLOCK_SIZE))
 
 
 def _input_scale(inputs: int) -> tuple:
@@ -66,8 +75,8 @@ def mixed_task(first: int, second: int, p: float, level: str = "easy", inputs: i
         return novelty_task(second, level, inputs)
     first_options = {"novelty": int(first), "level": level}
     second_options = {"novelty": int(second), "level": level}
-    return GymTask(ENV_ID, {"level": check_level(level)}, inputs=inputs, scale=_input_scale(inputs),
-                   mixture=(float(p), first_options, second_options))
+    return GymTask(ENV_ID, {"level": check_level(level), "observed_blocks": blocks_seen(inputs)}, inputs=inputs,
+                   scale=_input_scale(inputs), mixture=(float(p), first_options, second_options))
 
 
 @dataclass(frozen=True)
