@@ -448,7 +448,8 @@ class CartPole3DEnv(gymnasium.Env):
         self._cart_velocity = np.array(cart[6][:2])
         pole = link(body, POLE, 1, physicsClientId=client)
         self._pole_euler = p.getEulerFromQuaternion(pole[5])
-        self._pole_angular_velocity = pole[7]
+        # the observation's state part, built here from the tuples PyBullet returned (no array round trip)
+        self._state = [*cart[0][:2], *cart[6][:2], *self._pole_euler, *pole[7]]
         self._read_blocks()
 
     def _read_blocks(self) -> None:
@@ -480,7 +481,7 @@ class CartPole3DEnv(gymnasium.Env):
         return self._arrays
 
     def _observation(self) -> np.ndarray:
-        state = [*self._cart_position[:2], *self._cart_velocity, *self._pole_euler, *self._pole_angular_velocity]
+        state = self._state
         if not self.observed_blocks:
             return np.array(state, dtype=np.float32)
         obs = np.zeros(STATE_SIZE + BLOCK_SIZE * self.observed_blocks, dtype=np.float32)

@@ -26,7 +26,7 @@ DEADBAND = 0.002
 
 def heuristic_policy(obs) -> int:
     """The action (0-4) a PD controller on the pole's pitch / roll picks for observation `obs`."""
-    x, y, vx, vy, roll, pitch, _, wx, wy, _ = (float(v) for v in obs[:10])
+    x, y, vx, vy, roll, pitch, _, wx, wy, _ = obs[:10].tolist()  # Python floats: faster arithmetic
     push_x = ANGLE_GAIN * pitch + RATE_GAIN * wy + POSITION_GAIN * x + VELOCITY_GAIN * vx
     push_y = -(ANGLE_GAIN * roll + RATE_GAIN * wx) + POSITION_GAIN * y + VELOCITY_GAIN * vy
     if max(abs(push_x), abs(push_y)) < DEADBAND:
