@@ -2,7 +2,8 @@
 
 * survival: Figs. 1, 2 and 6-13 (levels, digits, language models) < 5 minutes, and Figs. 3-5 (vision,
   search, recommendation) < 4 minutes;
-* combined: every figure and table of the combined-tests chapter < 4 minutes;
+* combined: the paper's figures and tables of the combined-tests chapter < 4 minutes (our readings figure,
+  added by issue 34, is counted only in the chapter's first-build share);
 * aiq: the figures issue 17 added (CartPole3D Figs. 22-29 and Table 1, and our noise-floor figure)
   < 5 minutes (the chapter's other figures are not run).
 
@@ -50,7 +51,8 @@ def _every(fig_id: str) -> bool:
 BUDGETS = {
     "survival": {"Figs. 1, 2, 6-13": (lambda fig_id: _number(fig_id) not in (3, 4, 5), 300.0),
                  "Figs. 3-5": (lambda fig_id: _number(fig_id) in (3, 4, 5), 240.0)},
-    "combined": {"Figs. 1-6, Tables 1-2": (_every, 240.0)},
+    # the readings figure (combined-fig00, issue 34) came after this budget: it counts in the first-build share
+    "combined": {"Figs. 1-6, Tables 1-2": (lambda fig_id: not fig_id.startswith("combined-fig00"), 240.0)},
     "aiq": {"CartPole3D Figs. 22-29, Table 1, noise floor": (lambda fig_id: fig_id.split("-")[1] in AIQ_NEW, 300.0)},
 }
 for _paper, _target_s in FIRST_BUILD.items():
