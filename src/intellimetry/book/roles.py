@@ -1,6 +1,11 @@
 """Sphinx roles that put numbers from the runs (and the paper's reference values) into the book's prose.
 
     {result}`survival-fig01-levels:limited.alpha_fit%.2f`   our value, from the figure's JSON sidecar
+    ```{figure-values} survival-fig01-levels```             the page's figure from here on, so roles after it
+    {result}`limited.alpha_fit%.2f`                         name only the value ({result}, {direction},
+                                                            {verdict}, {param}; an explicit id still wins)
+    {param}`n_events%,`                                     a parameter the figure ran with (its sidecar)
+    {param}`@full:n_events%,`                               ... or as a profile of its YAML declares it
     {paper}`survival/levels.yaml:levels.limited.condition`  the paper's value, from data/reference/
     {build}`profile`                                        the profile / commit the book was built from
     {build}`notebook_minutes%.0f`                           the notebooks' total run time of this copy
@@ -118,6 +123,26 @@ def split_reference(text: str) -> tuple[str, str, str]:
     return source.strip(), key.strip(), spec.strip()
 
 
+CURRENT_FIGURE = "intellimetry_figure"  # env.temp_data key: the page's figure, set by {figure-values}
+
+
+def split_figure_reference(env, text: str) -> tuple[str, str, str]:
+    """'<figure id>:key%fmt', or 'key%fmt' for the figure a {figure-values} above set on this page."""
+    if ":" in text.partition("%")[0]:
+        fig_id, key, spec = split_reference(text)
+    else:
+        body, _, spec = text.partition("%")
+        fig_id, key, spec = env.temp_data.get(CURRENT_FIGURE), body.strip(), spec.strip()
+        if fig_id is None:
+            raise LookupFailed(f"{text!r} names no figure: write <figure id>:{body.strip()}, or put "
+                               "```{figure-values} <figure id>``` above it on the page")
+    try:
+        paths.paper_of(fig_id)
+    except ValueError as err:
+        raise LookupFailed(str(err)) from None
+    return fig_id, key, spec
+
+
 def sidecar_path(srcdir: Path, fig_id: str) -> Path:
     """A figure's sidecar as the book build copied it: <srcdir>/generated/<paper>/<id>.json."""
     return paths.sidecar_path(Path(srcdir) / paths.GENERATED, fig_id)
@@ -136,18 +161,14 @@ def _role(lookup):
 
 
 def lookup_result(env, text: str) -> str:
-    fig_id, key, spec = split_reference(text)
-    try:
-        paths.paper_of(fig_id)
-    except ValueError as err:
-        raise LookupFailed(str(err)) from None
+    fig_id, key, spec = split_figure_reference(env, text)
     return format_value(dig(load_file(sidecar_path(Path(env.srcdir), fig_id), env)["values"], key), spec)
 
 
 def lookup_direction(env, text: str) -> str:
     """'<figure id>:<key>[>threshold]%up/down[/level]': `up` when the value is above the threshold (0
     unless given), `down` when below, `level` when equal (an error without it: no direction to state)."""
-    fig_id, key, spec = split_reference(text)
+    fig_id, key, spec = split_figure_reference(env, text)
     key, _, threshold = key.partition(">")
     words = [word.strip() for word in spec.split("/")]
     if len(words) not in (2, 3) or not all(words):
@@ -164,15 +185,38 @@ def lookup_direction(env, text: str) -> str:
     return words[0] if value > line else words[1]
 
 
+def lookup_param(env, text: str) -> str:
+    """A parameter: '[<figure id>][@<profile>]:name%fmt', or 'name%fmt' for the page's figure. Without
+    a profile, the value the figure's run used (its sidecar); with one, that profile of its YAML."""
+    body, _, spec = text.partition("%")
+    source, sep, name = body.rpartition(":")
+    fig_part, _, profile = source.partition("@")
+    fig_id, name, _ = split_figure_reference(env, f"{fig_part}:{name}" if fig_part else name)
+    if not profile.strip():
+        parameters = load_file(sidecar_path(Path(env.srcdir), fig_id), env).get("parameters") or {}
+    else:
+        parameters = _profile_parameters(env, fig_id, profile.strip())
+    if name not in parameters:
+        raise LookupFailed(f"{fig_id} has no parameter {name!r} (it has: {', '.join(parameters) or 'none'})")
+    return format_value(parameters[name], spec.strip())
+
+
+def _profile_parameters(env, fig_id: str, profile: str) -> dict:
+    spec_path = paths.figure_dir(paths.NOTEBOOKS_DIR, fig_id) / f"{fig_id}.yaml"
+    env.note_dependency(str(spec_path))
+    try:
+        return load_figure(spec_path).resolve(profile)
+    except (RegistryError, ValueError, KeyError) as err:
+        raise LookupFailed(f"{fig_id}, profile {profile!r}: {err}") from None
+
+
 def lookup_paper(env, text: str) -> str:
     name, key, spec = split_reference(text)
     return format_value(dig(load_file(paths.REFERENCE_DIR / name, env), key), spec)
 
 
 def lookup_verdict(env, text: str) -> str:
-    fig_id, sep, item_id = text.strip().partition(":")
-    if not sep:
-        raise LookupFailed(f"{text!r} should look like <figure id>:<item id>, e.g. aiq-fig07-force:fig07")
+    fig_id, item_id, _ = split_figure_reference(env, text.strip())
     verdicts = load_file(sidecar_path(Path(env.srcdir), fig_id), env).get("verdicts", {})
     if item_id not in verdicts:
         raise LookupFailed(f"{fig_id} recorded no verdict for item {item_id!r} (recorded: {sorted(verdicts)}); "
@@ -191,6 +235,22 @@ def lookup_build(env, text: str) -> str:
     key, _, spec = text.partition("%")
     build = load_file(Path(env.srcdir) / paths.GENERATED / "build.json", env)
     return format_value(dig(build, key.strip()), spec.strip())
+
+
+class FigureValuesDirective(SphinxDirective):
+    """Sets the page's figure: the {result}, {direction}, {verdict} and {param} roles after it that name
+    no figure read this one's sidecar, up to the next such directive or the page's end. Renders nothing."""
+    required_arguments = 1
+
+    def run(self):
+        fig_id = self.arguments[0]
+        try:
+            paths.paper_of(fig_id)
+        except ValueError as err:
+            logger.warning(f"figure-values: {err}", location=self.get_location())
+            return []
+        self.env.temp_data[CURRENT_FIGURE] = fig_id
+        return []
 
 
 class ProvenanceDirective(SphinxDirective):
@@ -285,6 +345,8 @@ def setup(app):
     app.add_role("verdict", _role(lookup_verdict))
     app.add_role("recorded", _role(lookup_recorded))
     app.add_role("direction", _role(lookup_direction))
+    app.add_role("param", _role(lookup_param))
+    app.add_directive("figure-values", FigureValuesDirective)
     add_nodes(app)
     app.connect("config-inited", add_static_dir)
     app.add_css_file("figure-block.css")
