@@ -5,7 +5,8 @@
     python -m intellimetry.book check [book/_build/html]   (see intellimetry.book.check)
 
 `assemble` copies each figure's SVG/PNG, sidecar and executed notebook into book/generated/<paper>/
-(only files whose content changed, so Sphinx's incremental build stays fast) and writes
+(only files whose content changed, stamped with the time of copying, so Sphinx's incremental build
+re-reads exactly the pages they changed, also after switching profiles) and writes
 book/generated/build.json (profile, commit, repository URL, per-figure parameters). The `custom`
 profile shows the figures run with overrides and falls back to `quick` for the others.
 """
@@ -53,10 +54,17 @@ def _source_profile(project: Project, figure: Figure, profile: str) -> str:
 
 
 def _copy_if_changed(source: Path, target: Path) -> None:
+    """Copy only a changed file, and stamp the copy with the time of copying, not the source's.
+
+    Sphinx re-reads a page only when its file (or a file it depends on) is newer than the page's last
+    read. Switching profiles replaces a file by an output that may be older than the last build
+    (quick's, after a custom build), so the source's mtime would leave the page stale. An unchanged
+    file keeps its mtime, so a rebuild with nothing changed re-reads nothing.
+    """
     if target.exists() and filecmp.cmp(source, target, shallow=False):
         return
     with atomic_path(target) as tmp:
-        shutil.copy2(source, tmp)  # keeps the mtime, which Sphinx's change detection reads
+        shutil.copy(source, tmp)  # content and mode; the mtime is now's
 
 
 def assemble(project: Project, book_dir: Path, profile: str = "quick") -> dict:
