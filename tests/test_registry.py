@@ -56,9 +56,12 @@ def test_every_figure_appears_exactly_once_in_the_book(fig_id):
     assert len(labels) == 1, f"{fig_id} is labelled {len(labels)} times in the book: {labels}"
 
 
-@pytest.mark.parametrize("fig_id", FIGURES)
-def test_full_profile_is_valid(fig_id):
-    assert FIGURES[fig_id].resolve("full")
+@pytest.mark.parametrize("fig_id, profile", [(f, p) for f in FIGURES for p in FIGURES[f].profiles])
+def test_every_declared_profile_resolves_with_what_its_criteria_need(fig_id, profile):
+    figure = FIGURES[fig_id]
+    values = figure.resolve(profile)  # types, ranges and the YAML's `needs` (load_figure checks them too)
+    assert set(values) == set(figure.params)
+    figure.check_needs(values)
 
 
 def test_param_spec_parsing_and_errors():

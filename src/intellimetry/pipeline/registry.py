@@ -5,6 +5,13 @@ reads other than reference data (whose reads are recorded at run time), the othe
 subpackages it imports, and a per-cell timeout. Parameters and profiles shared by several
 figures live in a fragment `_<name>.yaml` beside them, which a figure names with
 `extends: _<name>.yaml`. See notebooks/README.md.
+
+`needs` (a figure's own, never a fragment's) names, per paper item of data/reference/<paper>/items.yaml,
+the values of list parameters that item's criterion reads: `needs: {fig02: {models: [linear, mlp, cnn]}}`.
+A nested list is met by any one of its values (an offline stand-in or the paper's own data). Every profile,
+override and paper-scale run must keep them, so a run that would fail in the criterion (or judge a claim
+on a subject it dropped) is refused before it starts. It is not hashed: it decides which runs may start,
+not what a run computes.
 """
 from __future__ import annotations
 
@@ -93,6 +100,19 @@ class ParamSpec:
         return ParameterError(f"parameter {self.name!r}: {value!r} is not allowed; expected {self.allowed()}")
 
 
+def _met(need, value: list) -> bool:
+    """A need is one value, or a list of alternatives of which any one will do."""
+    return any(v in value for v in need) if isinstance(need, list) else need in value
+
+
+def _wanted(need) -> str:
+    return f"one of {' or '.join(map(str, need))}" if isinstance(need, list) else str(need)
+
+
+def _listed(value: list) -> str:
+    return ",".join(map(str, value))
+
+
 def _parse_scalar(spec: ParamSpec, kind: str, text: str):
     try:
         if kind == "int":
@@ -133,6 +153,8 @@ class Figure:
     paper_scale: PaperScale | None = field(default=None, hash=False)
     requires: tuple[str, ...] = ()  # preparation steps (intellimetry.pipeline.prepare) run before it
     extends: str | None = None  # its `_<name>.yaml` fragment: figures sharing one share cached models
+    # {item id: {list parameter: [value, or [alternatives]]}}: what each paper item's criterion reads
+    needs: dict[str, dict[str, list]] = field(default_factory=dict, hash=False)
 
     def resolve(self, profile: str = "quick", overrides: dict[str, str] | None = None) -> dict:
         """Validated parameters: quick, full or smoke, plus string overrides (which make it `custom`)."""
@@ -147,10 +169,27 @@ class Figure:
             values[name] = self.params[name].parse(text)
         for name, value in values.items():
             self.params[name].check(value)
+        self.check_needs(values)
         return values
 
+    def check_needs(self, values: dict) -> None:
+        """Refuse parameter values that drop one a paper item's criterion reads (the YAML's `needs`)."""
+        problems = []
+        for item, wanted in self.needs.items():
+            for name, needed in wanted.items():
+                missing = [need for need in needed if not _met(need, values[name])]
+                if missing:
+                    problems.append(
+                        f"parameter {name!r} = {_listed(values[name])} lacks {', '.join(map(_wanted, missing))}, "
+                        f"which the criterion of {self.paper} item {item!r} reads "
+                        f"({paths.REFERENCE_FOLDER}/{self.paper}/items.yaml); {name} must include "
+                        f"{', '.join(map(_wanted, needed))}")
+        if problems:
+            raise ParameterError("; ".join(problems))
 
-SPEC_KEYS = {"title", "timeout", "inputs", "depends", "extends", "parameters", "profiles", "paper_scale", "requires"}
+
+SPEC_KEYS = {"title", "timeout", "inputs", "depends", "extends", "parameters", "profiles", "paper_scale", "requires",
+             "needs"}
 FRAGMENT_KEYS = {"parameters", "profiles", "paper_scale", "requires"}
 PAPER_SCALE_KEYS = ("offline", "params", "layout")
 
@@ -238,7 +277,8 @@ def load_figure(spec_path: Path) -> Figure:
     figure = Figure(
         id=fig_id, paper=paper, notebook=notebook, spec_path=spec_path,
         title=str(raw.get("title", fig_id)), timeout=int(raw.get("timeout", DEFAULT_TIMEOUT_S)),
-        inputs=inputs, depends=depends, params=params, profiles=profiles, extends=raw.get("extends"))
+        inputs=inputs, depends=depends, params=params, profiles=profiles, extends=raw.get("extends"),
+        needs=_needs(raw.get("needs"), params, where))
     for profile in profiles:
         try:
             figure.resolve(profile)
@@ -252,6 +292,36 @@ def load_figure(spec_path: Path) -> Figure:
         except ValueError as err:
             raise RegistryError(str(err)) from None
     return figure
+
+
+def _needs(raw, params: dict[str, ParamSpec], where: str) -> dict[str, dict[str, list]]:
+    """Check `needs`: {item id: {list parameter: [value or [alternatives], ...]}}, every value allowed."""
+    where = f"{where}: needs"
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict) or not all(isinstance(k, str) and isinstance(v, dict) and v for k, v in raw.items()):
+        raise RegistryError(f"{where}: expected {{item id: {{parameter: [values]}}}}, the ids of "
+                            f"data/reference/<paper>/items.yaml; found {raw!r}")
+    for item, wanted in raw.items():
+        for name, needed in wanted.items():
+            spec = params.get(name)
+            if spec is None or not spec.type.startswith("list"):
+                lists = sorted(n for n, s in params.items() if s.type.startswith("list"))
+                raise RegistryError(f"{where}: item {item!r} names {name!r}; allowed: a list parameter, one of "
+                                    f"{', '.join(lists) or 'none'}")
+            _check_needed(needed, spec, f"{where}: item {item!r}")
+    return raw
+
+
+def _check_needed(needed, spec: ParamSpec, where: str) -> None:
+    """Each need a value the parameter allows, or a non-empty list of such alternatives."""
+    if not isinstance(needed, list) or not needed:
+        raise RegistryError(f"{where}: {spec.name} needs a non-empty list of values, got {needed!r}")
+    for need in needed:
+        try:
+            spec.check(need if isinstance(need, list) else [need])
+        except ParameterError as err:
+            raise RegistryError(f"{where}: {err}") from None
 
 
 def _as_list(value) -> list:
