@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from intellimetry import paths
-from intellimetry.book import migrate, pagetext
+from intellimetry.book import migrate, pagetext, tables
 from intellimetry.book.roles import CURRENT_FIGURE, LookupFailed, lookup_param, lookup_result, split_figure_reference
 
 FIG = "survival-fig01-levels"
@@ -100,3 +100,31 @@ def test_pagetext_finds_a_changed_word_and_ignores_layout(tmp_path):
     lines = pagetext.differences(pagetext.book_texts(tmp_path / "old"), pagetext.book_texts(tmp_path / "new"))
     assert lines == ["a.html: …alpha is [1.5] became [1.6]"]
     assert pagetext.main([str(tmp_path / "old"), str(tmp_path / "old")]) == 0
+
+
+ROW = ("| {label} | {{result}}`digits.{key}.accuracy%.3f` | {{result}}`digits.{key}.alpha%.2f` "
+       "[{{result}}`digits.{key}.lo`] |")
+LABELS = {"linear": "Linear", "cnn-w4": "CNN, width four", "cnn-w16": "CNN, width sixteen"}
+LONG_TABLE = ["| Model | Accuracy | α [interval] |", "|---|---|---|",
+              *(ROW.format(key=key, label=label) for key, label in LABELS.items())]
+
+
+def test_a_long_table_becomes_a_template_and_its_rows_and_expands_back():
+    short = tables.compress(LONG_TABLE)
+    assert short[1] == ROW.format(key="<key>", label="<1>")
+    assert short[2:] == ["- linear | Linear", "- cnn-w4 | CNN, width four", "- cnn-w16 | CNN, width sixteen"]
+    assert tables.expand(short) == LONG_TABLE  # the same rows, so the same rendered table
+
+
+def test_rows_that_share_no_template_stay_as_written():
+    mixed = LONG_TABLE[:3] + ["| Popularity | none | {result}`rates.popularity.alpha%.2f` |"]
+    assert tables.compress(mixed) is None
+    assert tables.expand([LONG_TABLE[0], LONG_TABLE[1].replace("digits.linear", "<key>"), "- digits.linear",
+                          "| as | written | here |"])[-1] == "| as | written | here |"
+
+
+def test_a_row_with_too_few_labels_or_cells_is_an_error():
+    with pytest.raises(tables.TableError, match="needs more"):
+        tables.expand(["| a | b |", "| <1> | <2> |", "- key | only one"])
+    with pytest.raises(tables.TableError, match="2 cells, the header 3"):
+        tables.expand(["| a | b | c |", "| <1> | x | y |", "| only | two |"])

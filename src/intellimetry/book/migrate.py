@@ -17,11 +17,13 @@ from collections import Counter
 from pathlib import Path
 
 from intellimetry import paths
+from intellimetry.book import tables
 
 FIGURE_ROLE = re.compile(r"\{(result|direction|verdict|param)\}`([^`]*)`")
 PROVENANCE = re.compile(r"^```\{provenance\}\s+(\S+)")
 HEADING = re.compile(r"^#{2,3} ")
 PROFILES = ("quick", "full", "smoke")
+TABLE_RULE = re.compile(r"^\|(-{3,}\|)+$")
 
 
 def split_sections(lines: list[str]) -> list[list[str]]:
@@ -40,7 +42,11 @@ def split_sections(lines: list[str]) -> list[list[str]]:
 
 
 def section_figure(section: list[str]) -> str | None:
-    """The figure a section is about: its {provenance} block, else the figure its roles name most."""
+    """The figure a section is about: the one it already set (a second run), its {provenance} block,
+    else the figure its roles name most."""
+    for line in section:
+        if line.startswith("```{figure-values}"):
+            return line.split()[-1]
     for line in section:
         match = PROVENANCE.match(line)
         if match:
@@ -86,10 +92,27 @@ def migrate_page(text: str, figures_dir: Path) -> str:
                 copied[fig_id] = copied_parameters(fig_id, figures_dir)
         body = "\n".join(section)
         body = FIGURE_ROLE.sub(lambda m, fig=current: rewrite_role(m[1], m[2], fig, copied), body)
-        if current:
+        if current and "```{figure-values}" not in body:  # idempotent: a second run adds none
             heading, _, rest = body.partition("\n")
             body = f"{heading}\n\n```{{figure-values}} {current}\n```\n{rest}"
         out.append(body)
+    return "\n".join(out)
+
+
+def compress_tables(text: str) -> str:
+    """Every Markdown table whose rows share one template becomes a {value-table} (book.tables)."""
+    lines, out, i = text.split("\n"), [], 0
+    while i < len(lines):
+        j = i
+        while j < len(lines) and lines[j].startswith("|"):
+            j += 1
+        table = lines[i:j]
+        short = tables.compress(table) if len(table) > 3 and TABLE_RULE.match(table[1]) else None
+        if short:
+            out += ["```{value-table}", *short, "```"]
+        else:
+            out += table or [lines[i]]
+        i = max(j, i + 1)
     return "\n".join(out)
 
 
@@ -109,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in argv:
         path = Path(name)
         before = path.read_text(encoding="utf-8")
-        after = migrate_page(before, paths.FIGURES_DIR)
+        after = compress_tables(migrate_page(before, paths.FIGURES_DIR))
         path.write_text(after, encoding="utf-8")
         print(f"{path}: {len(before):,} -> {len(after):,} characters")
     return 0

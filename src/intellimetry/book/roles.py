@@ -347,6 +347,7 @@ def setup(app):
     app.add_role("direction", _role(lookup_direction))
     app.add_role("param", _role(lookup_param))
     app.add_directive("figure-values", FigureValuesDirective)
+    app.setup_extension("intellimetry.book.tables")  # {value-table}: tables of these roles, written once
     add_nodes(app)
     app.connect("config-inited", add_static_dir)
     app.add_css_file("figure-block.css")
