@@ -5,9 +5,13 @@ import importlib
 import json
 
 import pytest
+from docutils import nodes
+from docutils.core import publish_doctree
+from myst_parser.parsers.docutils_ import Parser
 
 from intellimetry import PAPERS, paths, verdicts
 from intellimetry.book import scoreboard
+from intellimetry.book.check import plain_text_maths
 from intellimetry.pipeline.project import Project
 
 REGISTRIES = [p for p in PAPERS if (paths.REFERENCE_DIR / p / verdicts.ITEMS_FILE).is_file()]
@@ -63,6 +67,52 @@ def test_an_inconclusive_row_says_why_and_what_would_conclude_it():
     scoreboard._fill(row, verdicts.verdict(item, {"alpha": 1.0001, "null": {"alpha": 0.5}}))
     assert row.status == "inconclusive"
     assert row.reason == "not measured: alpha off its floor (ours: 1). Conclusive with: the full profile"
+
+
+def _typeset(markdown: str) -> nodes.document:
+    """The scoreboard's Markdown as the book parses it (MyST with dollarmath, book/_config.yml)."""
+    return publish_doctree(markdown, parser=Parser(), settings_overrides={
+        "myst_enable_extensions": ["dollarmath"], "report_level": 4})
+
+
+def test_maths_in_a_claim_criterion_and_reason_is_typeset_and_a_dollar_sign_is_not(monkeypatch):
+    r"""items.yaml's text is MyST: `$...$` becomes a math node in the table (issue 36), `\$` and a `$`
+    that pairs with nothing stay dollar signs, and a pipe inside maths does not split the cell."""
+    registry = {"paper": "Demo paper", "items": [
+        {"id": "fig01", "label": "Fig. 1", "claim": r"counts decay as $k^{-\alpha}$, not \$5 | $6",
+         "figure": "survival-fig01-levels", "kind": "claim", "in_words": "events in $[k_{min}, K-1]$",
+         "criterion": {"test": "is_true", "ours": "ok"}, "no_control": "none",
+         "measured": [{"test": "is_true", "ours": "ok", "means": "$|x| > 1$ holds"}]}]}
+    monkeypatch.setattr(scoreboard, "PAPERS", ("survival",))
+    monkeypatch.setattr(verdicts, "load_items", lambda paper: registry)
+    record = verdicts.verdict(registry["items"][0], {"ok": False})
+    rows = scoreboard.collect(fake_sidecars({"survival-fig01-levels": {"fig01": record}}))
+    table = "\n".join(scoreboard.tables_markdown(rows)).replace("{ref}`ours <survival-fig01-levels>`", "ours")
+    assert r"counts decay as $k^{-\alpha}$, not \$5 \| \$6" in table
+    doc = _typeset(table)
+    assert [m.astext() for m in doc.findall(nodes.math)] == [r"\vert x\vert  > 1", r"k^{-\alpha}", "[k_{min}, K-1]"]
+    cells = [entry.astext() for entry in doc.findall(nodes.entry)]
+    assert r"counts decay as k^{-\alpha}, not $5 | $6" in cells
+
+
+PROSE_KEYS = ("claim", "in_words", "not_yet", "not_a_result", "conclusive_with")
+
+
+def _shown_text(item: dict):
+    """The text of an item that the scoreboard shows (the `means` of a `measured` condition in the reason)."""
+    yield from (str(item[key]) for key in PROSE_KEYS if item.get(key))
+    yield from (str(condition["means"]) for condition in item.get("measured", []))
+
+
+@pytest.mark.parametrize("chapter", REGISTRIES)
+def test_the_scoreboards_text_writes_maths_as_myst_maths(chapter):
+    r"""What the browser check would find on the scoreboard (issue 36), caught in the source: no caret or
+    subscript maths outside `$...$`, and every `$` paired (a lone one is written `\$`)."""
+    for item in verdicts.load_items(chapter)["items"]:
+        for text in _shown_text(item):
+            outside = scoreboard.MATH_SPAN.sub(" ", text)
+            assert not plain_text_maths(outside), f"{chapter} {item['id']}: {plain_text_maths(outside)}"
+            assert "$" not in outside.replace(r"\$", ""), f"{chapter} {item['id']}: an unpaired $ in {text!r}"
 
 
 @pytest.mark.parametrize("chapter", REGISTRIES)

@@ -6,13 +6,15 @@ Fails (exit 1) on: an image that did not load, a resource request that failed (s
 MathJax), an internal link to a missing page or anchor, a Python traceback in a notebook output,
 role syntax a reader would see (`{paper}`...`), a value that measured nothing or Python syntax in
 prose or a table (nan, inf, None, [1, 2], {'a': 1}), TeX that MathJax left unrendered or could not parse,
-and a figure whose text is smaller than READABLE_PX as shown at the page width.
+maths typed as plain text in prose, a table, a caption or an SVG figure's labels (k^-2, 2^70, k_min:
+write $k^{-2}$), and a figure whose text is smaller than READABLE_PX as shown at the page width.
 It also runs a search (search.html?q=sandpile, from file://) and checks the gallery page: an entry
 per figure, each thumbnail loaded and linked to its figure's anchor.
 """
 from __future__ import annotations
 
 import argparse
+import html
 import re
 import shutil
 import sys
@@ -39,6 +41,17 @@ VISIBLE_SOURCE = re.compile(r"\{(?:result|paper|build|verdict|ref|doc|math)\}`|(
 UNPRINTABLE = re.compile(r"\b(?:nan|NaN|inf|-inf)\b|\bNone\b(?!\s+of\b)|\[\s*['\"]|\{\s*['\"]\w+['\"]\s*:"
                          r"|(?<!= )\[\s*-?\d[\d.e+-]*\s*(?:,\s*-?\d[\d.e+-]*\s*){2,}\]")
 
+# Maths typed as plain text, which a reader sees raw (issue 36): a caret exponent (k^-2, 2^70, s^2,
+# 10^26.5, k^{-α}) or a one-letter symbol with a short subscript (k_min, x_i, α_fit, k_{min}). Written as
+# MyST maths ($k^{-2}$, $k_{min}$) MathJax typesets it, and its output is not in the text checked.
+# Not maths: identifiers, whose stem or tail is longer (alpha_fit, learning_rate, k_max_lm, Q4_1) or
+# which are part of a path, URL, file name or option (fig_a.svg, /x_i, PARAMS=k_min=3); and a name set
+# to a value (k_min = 5), which is a parameter as the run records list them, not a formula.
+CARET_MATHS = re.compile(r"(?:[^\W_]+|[)\]}])\^(?:\{[^{}\s]*\}|\([^()\s]*\)|[-+−]?[^\W_]+(?:\.\d+)?)")
+SUBSCRIPT_MATHS = re.compile(r"(?<![\w.\-/=@\\])[^\W\d_]_(?:\{[^{}\s]*\}|[^\W_]{1,3})"
+                             r"(?![\w\-/=@]|\.\w)(?!\s*=(?!=))")
+URL = re.compile(r"\b(?:https?|file|ftp)://\S+|\bwww\.\S+")
+
 # MathJax typesets after the load event: wait for it before reading what the reader sees.
 MATHJAX_DONE = ("() => (window.MathJax && MathJax.startup && MathJax.startup.promise)"
                 " ? MathJax.startup.promise.then(() => 1) : 1")
@@ -56,7 +69,10 @@ PAGE_SCRIPT = """() => ({
   prose: (() => {
     const main = document.querySelector('main') || document.body;
     const copy = main.cloneNode(true);
-    copy.querySelectorAll('pre, code, mjx-container, script, style, .cell_input, .cell_output')
+    // a detached copy has no layout, so textContent runs blocks and cells together ("all" "2^70" -> "all2^70")
+    copy.querySelectorAll('p, li, td, th, dt, dd, div, figcaption, caption, h1, h2, h3, h4, h5, h6, br')
+        .forEach(e => e.after('\\n'));
+    copy.querySelectorAll('pre, code, kbd, samp, mjx-container, script, style, .cell_input, .cell_output')
         .forEach(e => e.remove());
     return copy.textContent;
   })(),
@@ -108,6 +124,8 @@ def check_book(html_dir: Path, chromium: str | None = None, only: list[str] | No
             problems += [f"{name}: request failed: {url}" for url in failed if url.startswith("file:")]
             problems += [f"{name}: traceback in output: {text!r}" for text in found["tracebacks"]]
             problems += [f"{name}: {problem}" for problem in visible_source(found["prose"])]
+            problems += [f"{name}: {problem}" for problem in plain_text_maths(found["prose"])]
+            problems += [f"{name}: {problem}" for problem in figure_text_maths(found["svgFigures"])]
             problems += [f"{name}: MathJax could not typeset: {text!r}" for text in found["mathErrors"]]
             problems += [f"{name}: prose or a role typeset as a formula: {tex[:120]!r}"
                          for tex in found["mathSources"] if prose_in_tex(tex)]
@@ -123,6 +141,40 @@ def visible_source(prose: str) -> list[str]:
     return [f"{what} {prose[max(m.start() - 40, 0):m.end() + 40]!r}"
             for what, pattern in (("visible source text", VISIBLE_SOURCE), ("unprintable value", UNPRINTABLE))
             for m in pattern.finditer(prose)]
+
+
+def plain_text_maths(text: str, where: str = "") -> list[str]:
+    """Maths typed as plain text (CARET_MATHS, SUBSCRIPT_MATHS) in the text a reader sees, each quoted with
+    40 characters either side; `where` names the place (a figure's file) in each message."""
+    urls = [m.span() for m in URL.finditer(text)]
+    found = []
+    for pattern in (CARET_MATHS, SUBSCRIPT_MATHS):
+        for m in pattern.finditer(text):
+            if any(start <= m.start() < end for start, end in urls):
+                continue
+            context = " ".join(text[max(m.start() - 40, 0):m.end() + 40].split())
+            found.append(f"maths as plain text {m.group()!r}{where} in {context!r} (write it as MyST maths, "
+                         f"$...$, or mathtext in a figure; an identifier goes in code)")
+    return list(dict.fromkeys(found))  # a sentence repeated on a page (a table's rows) is reported once
+
+
+def svg_texts(svg: str) -> list[str]:
+    """The text of every text element of a matplotlib SVG (svg.fonttype none), one string per element:
+    mathtext is drawn as separate glyphs, so typeset maths holds no caret or underscore here."""
+    texts = [html.unescape(re.sub(r"<[^>]+>", "", element))
+             for element in re.findall(r"<text\b.*?</text>", svg, flags=re.S)]
+    return [" ".join(text.split()) for text in texts if text.strip()]
+
+
+def figure_text_maths(figures: list) -> list[str]:
+    """Maths typed as plain text in the labels of the SVG figures a page shows ([src, url, width] each)."""
+    problems = []
+    for src, url, _ in figures:
+        path = Path(unquote(urlparse(url).path))
+        if path.is_file():
+            for text in svg_texts(path.read_text(encoding="utf-8")):
+                problems += plain_text_maths(text, where=f" in figure {src}")
+    return list(dict.fromkeys(problems))
 
 
 TEX_NAMES = re.compile(r"\\(?:text|mathrm|operatorname|mbox)\{[^}]*\}|\\[A-Za-z]+")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -140,8 +141,27 @@ def totals(rows: list[Row]) -> dict[str, dict[str, int]]:
 
 
 def _cell(text: str) -> str:
-    """Table-safe Markdown: no pipes or newlines; a literal `$` must not open dollarmath."""
+    """Table-safe Markdown for a value: no pipes or newlines; a literal `$` must not open dollarmath."""
     return " ".join(str(text).split()).replace("|", "\\|").replace("$", "\\$")
+
+
+# MyST inline maths in items.yaml's text: `$...$` (a `\$` is a dollar sign, not a delimiter).
+MATH_SPAN = re.compile(r"(?<!\\)\$([^$]+?)(?<!\\)\$")
+
+
+def _text_cell(text: str) -> str:
+    """Table-safe Markdown for items.yaml's prose (claim, criterion, reason), whose `$...$` is MyST maths
+    the table typesets: pipes escaped outside it and written `\\vert` inside (a table would split a cell
+    at one), and a `$` that pairs with none escaped, so it shows as a dollar sign."""
+    text, parts, end = " ".join(str(text).split()), [], 0
+    for m in MATH_SPAN.finditer(text):
+        parts += [_plain(text[end:m.start()]), "$" + m.group(1).replace("|", "\\vert ") + "$"]
+        end = m.end()
+    return "".join(parts + [_plain(text[end:])])
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"(?<!\\)\$", r"\\$", text.replace("|", "\\|"))
 
 
 def _item_cell(row: Row) -> str:
@@ -164,18 +184,18 @@ def tables_markdown(rows: list[Row]) -> list[str]:
             lines += ["**Implementation checks** (definitions, identities and properties of our own "
                       "construction: computed and shown, never counted as reproductions)", "",
                       "| Item | Result | What the figure shows | What is checked | Ours |", "|---|---|---|---|---|"]
-            lines += [f"| {_item_cell(row)} | **{row.status}** | {_cell(row.claim)} | "
-                      f"{_cell(row.criterion or row.note)} | {_cell(row.ours)} |" for row in checks] + [""]
+            lines += [f"| {_item_cell(row)} | **{row.status}** | {_text_cell(row.claim)} | "
+                      f"{_text_cell(row.criterion or row.note)} | {_cell(row.ours)} |" for row in checks] + [""]
     return lines
 
 
 def _claim_line(row: Row) -> str:
     if not row.figure:
-        return f"| {row.label}<br>**{row.status}** | {_cell(row.claim)} | {_cell(row.note)} | |"
-    status = f"{_item_cell(row)}<br>**{row.status}**" + (f"<br>{_cell(row.reason)}" if row.reason else "")
+        return f"| {row.label}<br>**{row.status}** | {_text_cell(row.claim)} | {_text_cell(row.note)} | |"
+    status = f"{_item_cell(row)}<br>**{row.status}**" + (f"<br>{_text_cell(row.reason)}" if row.reason else "")
     results = (f"**Ours:** {_cell(row.ours)}<br>**Control:** {_cell(row.control) or 'none'}"
                f"<br>**Full profile:** {_cell(row.full) or 'not recorded'}")
-    return f"| {status} | {_cell(row.claim)} | {_cell(row.criterion)} | {results} |"
+    return f"| {status} | {_text_cell(row.claim)} | {_text_cell(row.criterion)} | {results} |"
 
 
 def _counts_sentence(counts: dict) -> str:
