@@ -125,7 +125,7 @@ def test_the_pages_address_comes_from_the_repository(url, pages):
 
 def test_readme_and_citation_name_no_other_repository_than_the_setting():
     # The one setting is book/_config.yml's repository.url; README and CITATION.cff are written from it
-    # (python -m intellimetry.book.readme), and any GitHub address typed by hand must agree with it.
+    # (python -m intellimetry.book readme), and any GitHub address typed by hand must agree with it.
     repository, site = canonical_repository(), pages_url(canonical_repository())
     for name in ("README.md", "CITATION.cff"):
         text = (paths.REPO_ROOT / name).read_text(encoding="utf-8")

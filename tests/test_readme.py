@@ -28,7 +28,7 @@ def _all_papers_line(lines: list[str]) -> str:
 
 def test_readme_and_citation_cff_are_up_to_date():
     stale = [path.name for path, text in readme.expected().items() if path.read_text(encoding="utf-8") != text]
-    assert not stale, f"{', '.join(stale)} out of date: run `.venv/bin/python -m intellimetry.book.readme`"
+    assert not stale, f"{', '.join(stale)} out of date: run `.venv/bin/python -m intellimetry.book readme`"
 
 
 def test_the_totals_are_the_scoreboard_s_over_the_record():
@@ -96,5 +96,5 @@ def test_the_check_command_names_a_stale_file(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(readme, "expected", lambda: {stale: "new"})
     monkeypatch.setattr(readme.paths, "REPO_ROOT", tmp_path)
     assert readme.main(["--check"]) == 1 and stale.read_text() == "old"
-    assert "README.md is out of date: run `python -m intellimetry.book.readme`" in capsys.readouterr().err
+    assert "README.md is out of date: run `python -m intellimetry.book readme`" in capsys.readouterr().err
     assert readme.main([]) == 0 and stale.read_text() == "new"

@@ -1,15 +1,15 @@
 """python -m intellimetry.book build|assemble [--profile P] | check HTML_DIR | scoreboard [--profile P]
-| record [--profile P] [ID ...]
+| record [--profile P] [ID ...] | readme [--check]
 
 Refused (exit code 2) where this process would use another checkout's package or environment
 (intellimetry.pipeline.checkout)."""
 import sys
 
-from intellimetry.book import build, check, runs, scoreboard
+from intellimetry.book import build, check, readme, runs, scoreboard
 from intellimetry.pipeline.checkout import refuse_other_checkout
 
 argv = sys.argv[1:]
-commands = {"check": check.main, "scoreboard": scoreboard.main, "record": runs.main}
+commands = {"check": check.main, "scoreboard": scoreboard.main, "record": runs.main, "readme": readme.main}
 refused = refuse_other_checkout()
 if refused:
     sys.exit(refused)
