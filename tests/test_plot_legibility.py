@@ -3,6 +3,7 @@ the shared drawing helpers with tiny synthetic inputs, in the layouts their note
 from __future__ import annotations
 
 import io
+import json
 import re
 from types import SimpleNamespace
 
@@ -13,7 +14,16 @@ import pytest
 
 from intellimetry.book.check import READABLE_PX as CHECK_READABLE_PX
 from intellimetry.book.check import svg_text_sizes
-from intellimetry.plotting.legibility import CONTENT_PX, PX_PER_PT, READABLE_PX, shown_text_px
+from intellimetry.plotting.drawn import Box, overlap
+from intellimetry.plotting.legibility import (
+    CONTENT_PX,
+    PX_PER_PT,
+    READABLE_PX,
+    IllegibleFigure,
+    book_width_fraction,
+    legibility_problems,
+    shown_text_px,
+)
 
 MARGIN_PX = 8.5  # a little above the check's 8 px, so that rounding and real data cannot tip a figure over
 
@@ -122,3 +132,160 @@ def test_survival_rate_vs_size_with_model_names():
     ax.set_title("Decay rate vs model size, general domain (paper's digitised values)")
     fig.tight_layout()
     assert shown_text_px(fig, 1.0) >= MARGIN_PX
+
+
+# The save-time check (intellimetry.plotting.legibility.check_legible): synthetic figures with known answers.
+
+def test_a_clean_one_panel_figure_passes():
+    fig, ax = plt.subplots()
+    ax.plot([1, 2, 3], [3, 1, 2], label="ours")
+    ax.set(title="a title", xlabel="x", ylabel="y")
+    ax.legend()
+    assert legibility_problems(fig, 1.0) == []
+
+
+def test_nine_panels_in_a_row_of_6_4_inches_fail_on_size():
+    fig, axes = plt.subplots(1, 9, figsize=(6.4, 4.2))
+    for ax in axes:
+        ax.plot([1, 2, 3])
+    problems = legibility_problems(fig, 1.0)
+    small = [p for p in problems if "an axes with tick labels needs at least 100 px along them" in p]
+    assert len(small) == 9  # each ~50 px wide at the column's 672 px
+    assert "row 1, column 5 of 1 × 9" in small[4]
+
+
+def test_a_colour_bar_and_strips_with_nothing_to_read_along_them_pass():
+    fig, (ax, column, key) = plt.subplots(1, 3, figsize=(7, 4), width_ratios=[6, 0.4, 1])
+    image = ax.imshow(np.arange(16).reshape(4, 4))
+    fig.colorbar(image, ax=ax, label="value")
+    column.imshow(np.arange(10).reshape(10, 1))  # a one-column raster: labelled along its height only
+    column.set_xticks([])
+    key.set_axis_off()
+    key.text(0, 0.5, "a note")
+    assert legibility_problems(fig, 1.0) == []
+    column.set_xticks([0], ["t"])  # a label to read across a strip of about 25 px: too narrow
+    assert [p for p in legibility_problems(fig, 1.0) if "column 2 of 1 × 3" in p and "needs at least" in p]
+
+
+def test_tick_labels_of_one_axis_overlapping_fail_and_turned_apart_pass():
+    fig, ax = plt.subplots(figsize=(6.4, 4))
+    labels = [f"category {i}" for i in range(12)]
+    ax.set_xticks(range(12), labels)
+    problems = legibility_problems(fig, 1.0)
+    assert any(p.startswith('x tick labels "category 0" and "category 1"') and p.endswith("overlap")
+               for p in problems)
+    ax.set_xticks(range(12), labels, rotation=45, ha="right")  # their ink apart, their upright boxes not
+    assert legibility_problems(fig, 1.0) == []
+
+
+def test_tick_labels_of_neighbouring_axes_overlapping_fail():
+    fig, (left, right) = plt.subplots(1, 2, figsize=(6.4, 3))
+    fig.subplots_adjust(wspace=0.02)  # the right panel's y tick labels sit on the left panel
+    left.plot([0, 1], [0, 1000])
+    right.plot([0, 1], [0, 1000])
+    left.set_title("left")
+    problems = legibility_problems(fig, 1.0)
+    assert any(re.match(r'y tick label "\d+" of untitled axes in row 1, column 2 of 1 × 2 runs into axes "left"', p)
+               for p in problems)
+
+
+def test_a_legend_on_an_axis_label_fails():
+    fig, ax = plt.subplots()
+    ax.plot([1, 2, 3], label="a series")
+    ax.set_ylabel("decay rate")
+    ax.legend(loc="center right", bbox_to_anchor=(0.0, 0.5))  # out of the axes, onto the y label
+    problems = legibility_problems(fig, 1.0)
+    assert any(p.startswith("the legend (a series)") and 'overlaps y axis label "decay rate"' in p
+               or 'y axis label "decay rate"' in p and "overlaps the legend (a series)" in p for p in problems)
+
+
+def test_a_title_on_the_panel_above_fails():
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.4, 5))
+    fig.subplots_adjust(hspace=0.0)
+    top.set_ylabel("upper")
+    bottom.set_title("the lower panel's title")
+    problems = legibility_problems(fig, 1.0)
+    assert any(p.startswith("title \"the lower panel's title\"") and p.endswith('runs into axes (y "upper") in '
+                                                                               "row 1, column 1 of 2 × 1")
+               for p in problems)
+
+
+def test_a_five_point_font_fails():
+    fig, ax = plt.subplots()  # 6.4 in: shown at its width, under the column's 672 px, so 1 pt = 4/3 px
+    ax.plot([1, 2, 3])
+    ax.tick_params(labelsize=5)
+    problems = legibility_problems(fig)
+    assert problems and all("is 6.7 px tall as shown (5 pt); text needs at least 8 px" in p for p in problems)
+
+
+def test_save_figure_refuses_an_illegible_figure_and_writes_nothing(tmp_path, monkeypatch):
+    from intellimetry.plotting import save_figure
+    from intellimetry.provenance import RUN_CONTEXT_ENV
+
+    context = {"figure_id": "soc-fig99-test", "profile": "smoke", "parameters": {}, "hash": "x",
+               "output_dir": str(tmp_path), "commit": "1"}
+    monkeypatch.setenv(RUN_CONTEXT_ENV, json.dumps(context))
+    fig, axes = plt.subplots(1, 9, figsize=(6.4, 4.2))
+    with pytest.raises(IllegibleFigure, match=r"soc-fig99-test would not be legible in the book \(shown \d+ px wide"):
+        save_figure(fig, "soc-fig99-test")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_survival_fig12_as_it_was_fails(monkeypatch):
+    """Fig. 12 as the issue found it (issue 36): nine rate-vs-size panels in one row of the default
+    6.4-inch figure, drawn by the chapter's own functions: strips of about 40 px, tick labels of
+    neighbouring panels on each other, legends on the next panel's axis labels."""
+    from intellimetry.survival.plots import SERIES_COLORS, plot_rate_vs_size, rate_vs_size_panel
+
+    fig, axes = plt.subplots(1, 9, figsize=(6.4, 4.2), layout="constrained")
+    with pytest.warns(UserWarning, match="constrained_layout not applied"):  # matplotlib gives up, as it did
+        for index, ax in enumerate(axes[:8]):
+            for k in range(2 if index >= 5 else 1):
+                rate_vs_size_panel(ax, _size_line(0.01 * (k + 1)), f"panel {index}, ours", color=SERIES_COLORS[k],
+                                   series=f"task {k}" if index >= 5 else None)
+        mapping = plot_rate_vs_size(axes[8], _digitised_rates(), annotate=False)
+        fig.colorbar(mapping, ax=axes[8], label="release year")
+        problems = legibility_problems(fig, 1.0)
+    assert sum("an axes with tick labels needs at least 100 px along them" in p for p in problems) == 9
+    assert any(re.match(r'x tick label "\$10\^\{6\}\$" of axes "panel 0, ours".* overlaps x tick label', p)
+               for p in problems)
+    assert any(p.startswith("the legend") and "overlaps y tick label" in p for p in problems)
+    assert any('x axis label "non-embedding parameters N" of axes "panel 0' in p and "overlaps x axis label" in p
+               for p in problems)
+
+
+def _size_line(slope: float) -> dict:
+    sizes = np.geomspace(3e3, 8e5, 6)
+    alphas = 0.85 * (sizes / sizes[0]) ** slope
+    return {"sizes": sizes.tolist(), "alphas": alphas.tolist(), "intervals": [[a - 0.04, a + 0.04] for a in alphas],
+            "slope": slope, "intercept": float(np.log10(0.85) - slope * np.log10(sizes[0])), "p": 0.01}
+
+
+def _digitised_rates() -> pd.DataFrame:
+    return pd.DataFrame({"model": [f"m{i}" for i in range(8)], "params": np.geomspace(1e8, 7e10, 8),
+                         "alpha": np.linspace(1.2, 1.5, 8), "release_year": np.linspace(2019, 2025, 8)})
+
+
+@pytest.mark.parametrize(("offset", "angle", "depth"), [
+    ((0.5, 0.0), 0.0, 0.5),  # unit squares half over each other
+    ((1.5, 0.0), 0.0, 0.0),  # apart
+    ((1.2, 0.0), 45.0, 1.0 / 2 + np.sqrt(2) / 2 - 1.2),  # a diamond's corner reaches into the square
+])
+def test_box_overlap_known_answers(offset, angle, depth):
+    a = Box(0.0, 0.0, 1.0, 1.0)
+    b = Box(offset[0], offset[1], 1.0, 1.0, np.radians(angle))
+    assert overlap(a, b) == pytest.approx(depth)
+    assert overlap(b, a) == pytest.approx(depth)
+
+
+def test_book_width_fraction_reads_the_pages(tmp_path):
+    (tmp_path / "aiq").mkdir()
+    (tmp_path / "_build").mkdir()
+    (tmp_path / "aiq" / "index.md").write_text(
+        ":::{figure} /generated/aiq/aiq-fig02-curve.svg\n:name: aiq-fig02-curve\n:width: 85%\n\ncaption\n:::\n"
+        ":::{figure} /generated/aiq/aiq-fig02-curve.svg\n:width: 336px\n:::\n"
+        ":::{figure} /generated/aiq/aiq-fig03-other.svg\n:name: other\n:::\n", encoding="utf-8")
+    (tmp_path / "_build" / "copy.md").write_text(":::{figure} aiq-fig03-other.svg\n:width: 10%\n", encoding="utf-8")
+    assert book_width_fraction("aiq-fig02-curve", tmp_path) == pytest.approx(0.5)  # the narrower of the two
+    assert book_width_fraction("aiq-fig03-other", tmp_path) is None  # no width; the build's copy is not a source
+    assert book_width_fraction("aiq-fig04-absent", tmp_path) is None

@@ -8,6 +8,7 @@ from pathlib import Path
 import intellimetry
 from intellimetry import cache, paths
 from intellimetry.atomic import atomic_path, write_json
+from intellimetry.plotting.legibility import book_width_fraction, check_legible
 from intellimetry.provenance import INTERACTIVE, git_commit, run_context
 from intellimetry.verdicts import judge_figure
 
@@ -20,6 +21,10 @@ def save_figure(fig, fig_id: str, values: dict | None = None, formats: tuple[str
     The verdicts judge every paper item that names this figure (data/reference/<paper>/items.yaml)
     against `values`; see intellimetry.verdicts. They are printed, so the executed notebook shows them.
 
+    A figure a reader could not read at the width the book shows it (axes too small, text under 8 px,
+    overlapping tick labels or legends) is refused before anything is written: see
+    intellimetry.plotting.legibility.
+
     Under the runner the files go to its staging folder and are published after a clean run; in an
     interactive session they go to figures/interactive/<paper>/. Returns the sidecar path.
     """
@@ -28,6 +33,7 @@ def save_figure(fig, fig_id: str, values: dict | None = None, formats: tuple[str
     if context["figure_id"] not in (None, fig_id):
         raise ValueError(f"this notebook runs as {context['figure_id']!r} but saves {fig_id!r}: "
                          "one notebook, one figure id")
+    check_legible(fig, fig_id, book_width_fraction(fig_id))
     out_dir = Path(context["output_dir"] or paths.figure_dir(paths.FIGURES_DIR, fig_id, INTERACTIVE))
     for fmt in formats:
         with atomic_path(out_dir / f"{fig_id}.{fmt}") as tmp:
