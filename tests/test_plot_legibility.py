@@ -254,6 +254,23 @@ def test_survival_fig12_as_it_was_fails(monkeypatch):
                for p in problems)
 
 
+def test_aiq_novelty_chart_in_the_notebooks_layout():
+    """aiq-tab01-novelties: a chart of the ticks per novelty, not a table drawn as an image."""
+    from intellimetry.aiq.plots import draw_novelty_survival
+
+    policies, novelties = ["nothing", "random", "heuristic"], list(range(17))
+    cell = {"estimate": 100.0, "low": 60.0, "high": 140.0}
+    survival = {"novelties": novelties, "policies": policies, "episodes": 100,
+                "mean": {p: {str(n): cell for n in novelties} for p in policies},
+                "easier": {p: [1, 9] for p in policies}, "harder": {p: [14] for p in policies}}
+    effects = {n: "Blocks move on fixed axis in plane of cartpole." for n in novelties}
+    fig, ax = plt.subplots(figsize=(9, 8), layout="constrained")
+    draw_novelty_survival(ax, survival, effects)
+    ax.set_title("Ticks the pole stays up per novelty (easy level), three policies that learn nothing")
+    assert not fig.axes[0].tables
+    assert legibility_problems(fig, 1.0) == []
+
+
 def _size_line(slope: float) -> dict:
     sizes = np.geomspace(3e3, 8e5, 6)
     alphas = 0.85 * (sizes / sizes[0]) ** slope

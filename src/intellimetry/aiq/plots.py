@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.lines import Line2D
 
 from intellimetry.aiq.measures import diagonal, hull_faces
 from intellimetry.plotting import COLORS
@@ -111,3 +112,49 @@ def draw_hull(ax, points, color) -> bool:
     ax.plot_trisurf(vertices[:, 0], vertices[:, 1], vertices[:, 2], triangles=faces, color=color, alpha=0.25,
                     edgecolor=color, linewidth=0.3)
     return True
+
+
+# The three policies that learn nothing (aiq.cartpole3d.survival), named and coloured as the page names them
+POLICY_NAMES = {"nothing": "doing nothing", "random": "random actions", "heuristic": "controller"}
+POLICY_COLORS = {"nothing": COLORS["limited"], "random": COLORS["paper"], "heuristic": COLORS["ours"]}
+# a novelty's paired difference from novelty 0 (aiq.cartpole3d.survival_table's easier / harder)
+EFFECT_MARKERS = {"easier": "^", "harder": "v", "no clear change": "o"}
+
+
+def draw_novelty_survival(ax, survival: dict, effects: dict[int, str]) -> None:
+    """Ticks the pole stays up per novelty (a row each, named by `effects`, novelty 0 on top) and
+    policy (a colour each, mean with its 95 % interval), each policy's mean without novelty dashed;
+    the marker says whether the novelty makes the task easier or harder for that policy (its paired
+    difference's interval above or below zero). The legend sits below the axes, off the rows."""
+    novelties = survival["novelties"]
+    rows = np.arange(len(novelties))
+    policies = survival["policies"]
+    for k, policy in enumerate(policies):
+        offset = (k - (len(policies) - 1) / 2) * 0.22
+        cells = [survival["mean"][policy][str(n)] for n in novelties]
+        ax.axvline(cells[0]["estimate"], color=POLICY_COLORS[policy], lw=0.8, ls="--")
+        for row, n, cell in zip(rows, novelties, cells):
+            effect = _novelty_effect(survival, policy, n)
+            error = [[cell["estimate"] - cell["low"]], [cell["high"] - cell["estimate"]]]
+            filled = effect != "no clear change"
+            ax.errorbar(cell["estimate"], row + offset, xerr=error, fmt=EFFECT_MARKERS[effect], ms=5, capsize=2,
+                        lw=1, color=POLICY_COLORS[policy], mfc=POLICY_COLORS[policy] if filled else "white")
+    ax.set_yticks(rows, [f"{n}: {effects[n].rstrip('.')}" for n in novelties])
+    ax.set_ylim(rows[-1] + 0.6, -0.6)  # novelty 0 on top
+    ax.set_xlim(0, 205)
+    ax.set_xlabel(f"ticks the pole stays up (of 200; mean and 95 % interval over {survival['episodes']} episodes)")
+    ax.grid(axis="y", visible=False)
+    handles = [Line2D([], [], color=POLICY_COLORS[p], marker="s", ls="", label=POLICY_NAMES[p]) for p in policies]
+    handles += [Line2D([], [], color=COLORS["neutral"], marker=marker, ls="", mfc="white" if effect == "no clear change"
+                       else None, label=effect if effect == "no clear change" else f"{effect} than novelty 0")
+                for effect, marker in EFFECT_MARKERS.items()]
+    handles.append(Line2D([], [], color=COLORS["neutral"], lw=0.8, ls="--", label="novelty 0's mean"))
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=4, fontsize=9)
+
+
+def _novelty_effect(survival: dict, policy: str, novelty: int) -> str:
+    if novelty in survival["easier"][policy]:
+        return "easier"
+    if novelty in survival["harder"][policy]:
+        return "harder"
+    return "no clear change"
