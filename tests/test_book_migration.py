@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from intellimetry import paths
-from intellimetry.book import migrate, pagetext, tables
+from intellimetry.book import migrate, pagetext, split, tables
 from intellimetry.book.roles import CURRENT_FIGURE, LookupFailed, lookup_param, lookup_result, split_figure_reference
 
 FIG = "survival-fig01-levels"
@@ -128,3 +128,60 @@ def test_a_row_with_too_few_labels_or_cells_is_an_error():
         tables.expand(["| a | b |", "| <1> | <2> |", "- key | only one"])
     with pytest.raises(tables.TableError, match="2 cells, the header 3"):
         tables.expand(["| a | b | c |", "| <1> | x | y |", "| only | two |"])
+
+
+CHAPTER = """# A chapter
+
+```{figure-values} aiq-fig06-classes
+```
+
+Intro {result}`aiq-fig07-force:x`.
+
+## The method
+
+How it works.
+
+(method-end)=
+## Complexity
+
+```{figure-values} aiq-fig06-classes
+```
+
+:::{figure} /generated/aiq/aiq-fig06-classes.svg
+:name: aiq-fig06-classes
+:::
+
+```{provenance} aiq-fig06-classes
+```
+
+Classes: {result}`slope%.1f`, **{verdict}`fig06`**.
+
+The force figure (Figure 7) shows {result}`aiq-fig07-force:rho`.
+
+:::{figure} /generated/aiq/aiq-fig07-force.svg
+:name: aiq-fig07-force
+:::
+
+```{provenance} aiq-fig07-force
+```
+
+Force: {verdict}`aiq-fig07-force:fig07`.
+"""
+
+
+def test_split_moves_each_figure_to_its_page_with_its_opening_paragraph():
+    overview, pages = split.split_chapter(CHAPTER)
+    text = "\n".join(overview)
+    assert "## The method" in text and "## The figures" in text and "Complexity" not in text
+    assert "(method-end)=" not in text  # the target goes with the heading under it
+    assert "{result}`aiq-fig07-force:x`" in text and "figure-values" not in text
+    (group,) = pages
+    assert group.name == "complexity" and group.lines[:2] == ["(method-end)=", "# Complexity"]
+    classes, force = group.children
+    assert classes.name == "aiq-fig06-classes" and classes.lines[0].startswith("# Figure 6: MCCP complexity")
+    assert "{result}`aiq-fig06-classes:slope%.1f`" in "\n".join(classes.lines)  # ids made explicit
+    force_text = "\n".join(force.lines)
+    assert "The force figure (Figure 7)" in force_text  # its opening paragraph moved with it
+    page = migrate.set_page_figure(force_text, "aiq-fig07-force")
+    assert "```{figure-values} aiq-fig07-force\n```" in page and "{verdict}`fig07`" in page
+    assert "{result}`rho`" in page

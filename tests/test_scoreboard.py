@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 
 import pytest
 from docutils import nodes
@@ -226,10 +227,38 @@ def test_the_registries_list_every_item_of_the_five_papers():
     assert {"central", "tab01-rank", "fig09-entropy", "fig10-entropy", "fig11-recovery"} <= set(added), added
 
 
+def verdicts_quoted(text: str) -> set[tuple[str, str]]:
+    """(figure, item) of every {verdict} role on a page: its own figure id, or the {figure-values} above."""
+    quoted, current = set(), None
+    for line in text.split("\n"):
+        if line.startswith("```{figure-values}"):
+            current = line.split()[-1]
+        for body in re.findall(r"\{verdict\}`([^`]*)`", line):
+            figure, _, item = body.rpartition(":")
+            quoted.add((figure or current, item))
+    return quoted
+
+
+def test_verdicts_quoted_reads_the_pages_figure():
+    page = "{verdict}`a-fig01-x:one`\n```{figure-values} b-fig02-y\n```\n**{verdict}`two`**"
+    assert verdicts_quoted(page) == {("a-fig01-x", "one"), ("b-fig02-y", "two")}
+
+
 @pytest.mark.parametrize("chapter", REGISTRIES)
-def test_every_covered_item_shows_its_verdict_on_its_chapter_page(chapter):
+def test_every_covered_item_shows_its_verdict_in_its_chapter(chapter):
     """The chapter states each verdict where it explains it (and, where not reproduced, why)."""
-    page = (paths.BOOK_DIR / chapter / "index.md").read_text(encoding="utf-8")
+    quoted = set().union(*(verdicts_quoted(page.read_text(encoding="utf-8"))
+                           for page in (paths.BOOK_DIR / chapter).glob("*.md")))
     missing = [item["id"] for item in verdicts.load_items(chapter)["items"]
-               if item.get("figure") and f"{{verdict}}`{item['figure']}:{item['id']}`" not in page]
-    assert not missing, f"book/{chapter}/index.md shows no {{verdict}} role for items {missing}"
+               if item.get("figure") and (item["figure"], item["id"]) not in quoted]
+    assert not missing, f"no page of book/{chapter}/ shows a {{verdict}} role for items {missing}"
+
+
+def test_a_chapter_slice_lists_each_item_with_its_verdict_and_figure():
+    Row = scoreboard.Row
+    rows = [Row("Demo paper", "survival", "fig01", "Fig. 1", "a claim", "reproduced", figure="survival-fig01-x"),
+            Row("Demo paper", "survival", "fig02", "Fig. 2", "a diagram", "not a result", note="a drawing")]
+    lines = scoreboard.slice_markdown(rows)
+    assert lines[0].startswith("2 claims: 1 reproduced, 1 not a result.")
+    assert lines[-2:] == ["| Fig. 1 | claim | **reproduced** | {ref}`our figure <survival-fig01-x>` |",
+                          "| Fig. 2 | claim | **not a result** | a drawing |"]

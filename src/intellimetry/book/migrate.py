@@ -23,15 +23,17 @@ FIGURE_ROLE = re.compile(r"\{(result|direction|verdict|param)\}`([^`]*)`")
 PROVENANCE = re.compile(r"^```\{provenance\}\s+(\S+)")
 HEADING = re.compile(r"^#{2,3} ")
 PROFILES = ("quick", "full", "smoke")
+TARGET = re.compile(r"^\([\w-]+\)=\s*$")
 TABLE_RULE = re.compile(r"^\|(-{3,}\|)+$")
 
 
-def split_sections(lines: list[str]) -> list[list[str]]:
+def split_sections(lines: list[str], heading: re.Pattern = HEADING) -> list[list[str]]:
     """Lines grouped by `##`/`###` heading (the first group is what comes before the first heading)."""
     sections, fence = [[]], None  # a `## ` inside a code block is a comment, not a heading
     for line in lines:
-        if fence is None and HEADING.match(line):
-            sections.append([])
+        if fence is None and heading.match(line):
+            label = [sections[-1].pop()] if sections[-1] and TARGET.match(sections[-1][-1]) else []
+            sections.append(label)  # a `(name)=` target belongs to the heading under it
         sections[-1].append(line)
         marker = re.match(r"^(`{3,}|:{3,})", line)
         if fence is None and marker:
@@ -97,6 +99,13 @@ def migrate_page(text: str, figures_dir: Path) -> str:
             body = f"{heading}\n\n```{{figure-values}} {current}\n```\n{rest}"
         out.append(body)
     return "\n".join(out)
+
+
+def set_page_figure(text: str, fig_id: str) -> str:
+    """A page about one figure: ```{figure-values}``` under its title, and that figure's roles without id."""
+    lines = FIGURE_ROLE.sub(lambda m: rewrite_role(m[1], m[2], fig_id, {}), text).split("\n")
+    title = next(i for i, line in enumerate(lines) if line.startswith("# "))
+    return "\n".join([*lines[:title + 1], "", f"```{{figure-values}} {fig_id}", "```", *lines[title + 1:]])
 
 
 def compress_tables(text: str) -> str:

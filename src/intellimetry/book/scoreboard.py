@@ -3,7 +3,8 @@
 Built from data/reference/<paper>/items.yaml and the verdicts that each figure's run wrote into its
 sidecar (see intellimetry.verdicts); nothing on it is typed by hand.
 
-    ```{scoreboard}```           one table per paper (book/scoreboard.md)
+    ```{scoreboard}```           one table per paper; ```{scoreboard} <chapter>```: that chapter's
+    ```{scoreboard-slice} <chapter>```   a chapter's items, verdicts and figures in one short table
     ```{scoreboard-summary}```   one line per paper with the totals (the intro's status table)
     python -m intellimetry.book scoreboard [--profile quick]   the same totals as JSON, from figures/<profile>/
 """
@@ -168,12 +169,13 @@ def _item_cell(row: Row) -> str:
     return f"{row.label}<br>{{ref}}`ours <{row.figure}>`" if row.figure else row.label
 
 
-def tables_markdown(rows: list[Row]) -> list[str]:
+def tables_markdown(rows: list[Row], headings: bool = True) -> list[str]:
     lines: list[str] = []
     for paper in dict.fromkeys(row.paper for row in rows):
         paper_rows = [row for row in rows if row.paper == paper]
         counts = totals(paper_rows)[paper]
-        lines += [f"## {paper}", "", _counts_sentence(counts), ""]
+        lines += [f"## {paper}", ""] if headings else []
+        lines += [_counts_sentence(counts), ""]
         claims = [row for row in paper_rows if row.kind == verdicts.CLAIM]
         if claims:
             lines += ["| Item and verdict | The paper's claim | The criterion | Ours, the control, the full profile |",
@@ -206,6 +208,16 @@ def _counts_sentence(counts: dict) -> str:
         held = [f"{checks[status]} {status}" for status in (*CHECK_COLUMNS, NOT_RUN) if checks.get(status)]
         sentence += f" {checks['items']} implementation checks: " + ", ".join(held) + "."
     return sentence
+
+
+def slice_markdown(rows: list[Row]) -> list[str]:
+    """A chapter's items in one short table: item, kind, verdict and the figure that judged it."""
+    lines = [_counts_sentence(totals(rows)[rows[0].paper]), "",
+             "| Item | Kind | Verdict | Judged by |", "|---|---|---|---|"]
+    for row in rows:
+        where = f"{{ref}}`our figure <{row.figure}>`" if row.figure else _text_cell(row.note)
+        lines.append(f"| {row.label} | {row.kind} | **{row.status}** | {where} |")
+    return lines
 
 
 def summary_markdown(rows: list[Row]) -> list[str]:
@@ -265,8 +277,31 @@ def _full_record(env) -> dict:
 
 
 class ScoreboardDirective(_ScoreboardDirective):
+    """Every item with its claim, criterion, statistic and control; with a chapter, that chapter's only."""
+    optional_arguments = 1
+
     def run(self):
-        return self.parse(tables_markdown(self.rows()))
+        rows = self.chapter_rows()
+        return self.parse(tables_markdown(rows, headings=not self.arguments)) if rows else []
+
+    def chapter_rows(self) -> list[Row]:
+        rows = self.rows()
+        if not self.arguments:
+            return rows
+        chapter_rows = [row for row in rows if row.chapter == self.arguments[0]]
+        if not chapter_rows:
+            logger.warning(f"{self.name}: no items for chapter {self.arguments[0]!r}; chapters: "
+                           f"{', '.join(dict.fromkeys(row.chapter for row in rows))}", location=self.get_location())
+        return chapter_rows
+
+
+class ScoreboardSliceDirective(ScoreboardDirective):
+    """A chapter's items in one short table (its overview page), linking each to its figure."""
+    required_arguments, optional_arguments = 1, 0
+
+    def run(self):
+        rows = self.chapter_rows()
+        return self.parse(slice_markdown(rows)) if rows else []
 
 
 class ScoreboardSummaryDirective(_ScoreboardDirective):
@@ -277,6 +312,7 @@ class ScoreboardSummaryDirective(_ScoreboardDirective):
 def setup(app):
     app.add_directive("scoreboard", ScoreboardDirective)
     app.add_directive("scoreboard-summary", ScoreboardSummaryDirective)
+    app.add_directive("scoreboard-slice", ScoreboardSliceDirective)
 
 
 def main(argv: list[str] | None = None) -> int:
