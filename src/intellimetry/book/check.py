@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from intellimetry import paths
+from intellimetry import PAPERS, paths
 
 # The smallest text a figure may show, in CSS px at its shown width (defined beside the drawing code).
 from intellimetry.plotting.legibility import READABLE_PX
@@ -81,7 +81,28 @@ PAGE_SCRIPT = """() => ({
                  ? Array.from(MathJax.startup.document.math).map(m => m.math) : [],
   svgFigures: [...document.images].filter(i => /\\.svg$/i.test(i.src))
                  .map(i => [i.getAttribute('src'), i.src, i.getBoundingClientRect().width]),
+  height: document.documentElement.scrollHeight,
+  // a table wider than the column whose overflow nothing scrolls: the reader loses its right-hand columns
+  clippedTables: [...document.querySelectorAll('main table')].filter(t => {
+    for (let box = t.parentElement; box && box.tagName !== 'MAIN'; box = box.parentElement) {
+      if (['auto', 'scroll'].includes(getComputedStyle(box).overflowX)) return false;
+    }
+    return t.getBoundingClientRect().right > document.querySelector('main').getBoundingClientRect().right + 1;
+  }).map(t => (t.querySelector('th, td') || t).innerText.slice(0, 60)),
 })"""
+
+
+# A chapter's pages (the overview, a figure's page) stay readable in one sitting: at most this tall at the
+# check's 1280 px viewport. The survival chapter was one page of 40,404 px before issue 36 split it.
+CHAPTER_PAGE_MAX_PX = 12_000
+
+
+def page_too_long(name: str, height: float) -> list[str]:
+    """A chapter page (<paper>/*.html) taller than CHAPTER_PAGE_MAX_PX; other pages are not chapters."""
+    if name.split("/")[0] not in PAPERS or height <= CHAPTER_PAGE_MAX_PX:
+        return []
+    return [f"page is {height:,.0f} px tall at {VIEWPORT['width']} px, over {CHAPTER_PAGE_MAX_PX:,} "
+            "(split it: a page per figure)"]
 
 
 def find_chromium() -> str | None:
@@ -130,6 +151,9 @@ def check_book(html_dir: Path, chromium: str | None = None, only: list[str] | No
             problems += [f"{name}: prose or a role typeset as a formula: {tex[:120]!r}"
                          for tex in found["mathSources"] if prose_in_tex(tex)]
             problems += [f"{name}: {problem}" for problem in small_figure_text(found["svgFigures"])]
+            problems += [f"{name}: {problem}" for problem in page_too_long(name, found["height"])]
+            problems += [f"{name}: table cut off on the right, with nothing to scroll it: {first!r}"
+                         for first in found["clippedTables"]]
             links[path], ids[path] = found["links"], set(found["ids"])
         browser.close()
     return problems + _broken_links(links, ids)
