@@ -76,7 +76,7 @@ NOVELTIES: dict[int, Novelty] = {n.id: n for n in (
              lambda v: f"each tick a force U({_range(v)}) N on every block toward the blocks' centroid "
                        "(the original's frame turns the paper's 'away' into 'toward'), every level"),
     _novelty(6, "Gravity increased and does affect blocks.", (20.0, 30.0, 40.0),
-             lambda v: f"gravity {v:g} m/s^2 on everything, blocks no longer float"),
+             lambda v: f"gravity {v:g} m/s² on everything, blocks no longer float"),
     _novelty(7, "Blocks attracted to origin.", (15.0, 25.0, 35.0),
              lambda v: f"{v:g} N on every block toward the arena's origin (floor centre)"),
     _novelty(8, "Additional stopped blocks spawned over time.", (50, 15, 7),
