@@ -260,5 +260,5 @@ def test_a_chapter_slice_lists_each_item_with_its_verdict_and_figure():
             Row("Demo paper", "survival", "fig02", "Fig. 2", "a diagram", "not a result", note="a drawing")]
     lines = scoreboard.slice_markdown(rows)
     assert lines[0].startswith("2 claims: 1 reproduced, 1 not a result.")
-    assert lines[-2:] == ["| Fig. 1 | claim | **reproduced** | {ref}`our figure <survival-fig01-x>` |",
+    assert lines[-2:] == ["| Fig. 1 | claim | **reproduced** | {doc}`/survival/survival-fig01-x` |",
                           "| Fig. 2 | claim | **not a result** | a drawing |"]

@@ -215,7 +215,7 @@ def slice_markdown(rows: list[Row]) -> list[str]:
     lines = [_counts_sentence(totals(rows)[rows[0].paper]), "",
              "| Item | Kind | Verdict | Judged by |", "|---|---|---|---|"]
     for row in rows:
-        where = f"{{ref}}`our figure <{row.figure}>`" if row.figure else _text_cell(row.note)
+        where = f"{{doc}}`/{row.chapter}/{row.figure}`" if row.figure else _text_cell(row.note)  # its page
         lines.append(f"| {row.label} | {row.kind} | **{row.status}** | {where} |")
     return lines
 
