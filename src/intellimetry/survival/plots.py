@@ -197,6 +197,12 @@ def panel_grid(n_panels: int, columns: int = 3, panel_size: tuple[float, float] 
     return fig, list(axes.flat[:n_panels])
 
 
+def panel_title(*lines: str, width: int = 44) -> str:
+    """A panel's title with each line wrapped at `width` characters: about what a panel of a
+    three-column grid holds at 9 pt, so neighbouring titles do not run into each other."""
+    return "\n".join(textwrap.fill(line, width) for line in lines)
+
+
 def decay_panels(counts_by_model: dict, test_sets: dict, rates: dict, k_max: int, columns: int = 3):
     """One decay plot per test set, one series per model; level regions anchored at the first model."""
     fig, axes = panel_grid(len(test_sets), columns)
