@@ -254,6 +254,25 @@ def test_survival_fig12_as_it_was_fails(monkeypatch):
                for p in problems)
 
 
+def test_survival_fig12_in_two_columns_passes():
+    """The same panels in the grid Fig. 12 uses now (survival.plots.panel_grid, two columns of 4 × 3.1
+    inches, the paper's values and the loss panel last) pass."""
+    from intellimetry.survival.plots import (SERIES_COLORS, panel_grid, plot_rate_vs_size, rate_vs_loss_panel,
+                                             rate_vs_size_panel)
+
+    fig, axes = panel_grid(11, columns=2, panel_size=(4.0, 3.1))
+    for index, ax in enumerate(axes[:9]):
+        for k in range(3 if index >= 6 else 1):
+            rate_vs_size_panel(ax, _size_line(0.01 * (k + 1)), f"panel {index}, ours", color=SERIES_COLORS[k],
+                               series=f"GSM8K-like, {k}-shot" if index >= 6 else None)
+    mapping = plot_rate_vs_size(axes[-2], _digitised_rates(), annotate=False, fit_label="fit")
+    fig.colorbar(mapping, ax=axes[-2], label="release year", shrink=0.9)
+    members = [{"general_alpha": 0.85 + 0.01 * i, "validation_loss": 6.7 - 0.1 * i, "general_ci_low": 0.8,
+                "general_ci_high": 0.95, "non_embedding_params": 3e3 * 4 ** i} for i in range(6)]
+    rate_vs_loss_panel(axes[-1], members, "general: α against held-out loss (labels: N)")
+    assert legibility_problems(fig, 1.0) == []
+
+
 def test_aiq_novelty_chart_in_the_notebooks_layout():
     """aiq-tab01-novelties: a chart of the ticks per novelty, not a table drawn as an image."""
     from intellimetry.aiq.plots import draw_novelty_survival
