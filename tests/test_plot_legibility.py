@@ -257,8 +257,13 @@ def test_survival_fig12_as_it_was_fails(monkeypatch):
 def test_survival_fig12_in_two_columns_passes():
     """The same panels in the grid Fig. 12 uses now (survival.plots.panel_grid, two columns of 4 × 3.1
     inches, the paper's values and the loss panel last) pass."""
-    from intellimetry.survival.plots import (SERIES_COLORS, panel_grid, plot_rate_vs_size, rate_vs_loss_panel,
-                                             rate_vs_size_panel)
+    from intellimetry.survival.plots import (
+        SERIES_COLORS,
+        panel_grid,
+        plot_rate_vs_size,
+        rate_vs_loss_panel,
+        rate_vs_size_panel,
+    )
 
     fig, axes = panel_grid(11, columns=2, panel_size=(4.0, 3.1))
     for index, ax in enumerate(axes[:9]):
