@@ -14,7 +14,7 @@ import pytest
 
 from intellimetry.book.check import READABLE_PX as CHECK_READABLE_PX
 from intellimetry.book.check import svg_text_sizes
-from intellimetry.plotting.drawn import Box, overlap
+from intellimetry.plotting.drawn import Box, figure_contents, overlap
 from intellimetry.plotting.legibility import (
     CONTENT_PX,
     PX_PER_PT,
@@ -305,6 +305,25 @@ def _size_line(slope: float) -> dict:
 def _digitised_rates() -> pd.DataFrame:
     return pd.DataFrame({"model": [f"m{i}" for i in range(8)], "params": np.geomspace(1e8, 7e10, 8),
                          "alpha": np.linspace(1.2, 1.5, 8), "release_year": np.linspace(2019, 2025, 8)})
+
+
+def test_texts_on_a_3d_axes_are_where_they_are_drawn():
+    """A 3-D text's 2-D position is its data coordinates outside a draw; its box must be its projected
+    place (AIQ Fig. 25 read a point label of its 3-D panel as lying on the bar panel's legend)."""
+    fig = plt.figure(figsize=(9.5, 4.5))
+    bars = fig.add_subplot(1, 2, 1)
+    bars.bar(range(3), [1, 2, 3], label="N1")
+    bars.legend(loc="upper right")
+    space = fig.add_subplot(1, 2, 2, projection="3d")
+    corners = [(0, 0, 0), (1, 1, 1), (1, 0, 1)]
+    space.scatter(*zip(*corners))
+    for k, corner in enumerate(corners):
+        space.text(*corner, f"point {k}", fontsize=9)
+    assert legibility_problems(fig, 1.0) == []
+    drawn, _ = figure_contents(fig, fig._get_renderer())
+    area = space.get_window_extent()
+    labels = [d.box for d in drawn if d.text.startswith("point")]
+    assert len(labels) == 3 and all(area.x0 < b.cx < area.x1 and area.y0 < b.cy < area.y1 for b in labels)
 
 
 @pytest.mark.parametrize(("offset", "angle", "depth"), [

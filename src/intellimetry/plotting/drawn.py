@@ -136,10 +136,26 @@ def _text(text: Text, role: str, owner: Axes | None, renderer, found: list[Drawn
     content = text.get_text()
     if not content.strip():
         return
-    box = Text.get_window_extent(text, renderer)  # an annotation's text, without its arrow
+    box = _upright_box(text, renderer)
     if box.width <= 0 or box.height <= 0:
         return
     found.append(Drawn(role, text, owner, _text_box(text, box, renderer), content, text.get_fontsize(), group))
+
+
+def _upright_box(text: Text, renderer):
+    """Where the text was drawn: for an annotation its text without the arrow; for a text on a 3-D
+    axes, at its projected place (its 2-D position is its data coordinates outside a draw)."""
+    if not hasattr(text, "get_position_3d") or getattr(text.axes, "M", None) is None:
+        return Text.get_window_extent(text, renderer)
+    from mpl_toolkits.mplot3d import proj3d
+
+    position = text.get_position()
+    x, y, _ = proj3d.proj_transform(*text.get_position_3d(), text.axes.M)
+    text.set_position((x, y))
+    try:
+        return Text.get_window_extent(text, renderer)
+    finally:
+        text.set_position(position)
 
 
 def _text_box(text: Text, upright, renderer) -> Box:
