@@ -8,9 +8,10 @@ none, at its natural size capped at the column. Rules, in CSS px as shown:
   - every axes is at least MIN_AXES_PX wide where it has x tick labels, and as tall where it has y
     tick labels (colour bars aside);
   - every text is at least READABLE_PX tall;
-  - no two texts among tick labels, axis labels, titles, the figure's own texts and legends overlap
-    (tick labels of one axis, a legend on an axis label, a title on another panel's ticks), nor any
-    text a legend (the drawing's own labels may crowd each other: that is the data's business);
+  - no two of tick labels, axis labels, titles, the figure's own texts and legends overlap (tick
+    labels of one axis, a legend on an axis label, a title on another panel's ticks), and no legend
+    lies on any other text (the drawing's own labels, e.g. point names, may crowd each other: that
+    is the data's business, not the layout's);
   - no axes' tick labels, axis labels, title or legend run into another axes, and no two axes overlap
     unless one holds the other (an inset, a twin).
 """
@@ -22,6 +23,7 @@ from pathlib import Path
 import matplotlib as mpl
 import numpy as np
 from matplotlib.text import Text
+from matplotlib.transforms import Bbox
 
 from intellimetry import paths
 from intellimetry.plotting.drawn import (
@@ -43,7 +45,8 @@ PX_PER_PT = 4 / 3  # an image without a width is shown at 96 dpi
 READABLE_PX = 8.0
 # The smallest usable axes, both ways: 100 px holds four or five tick labels of 8 px text ("0.85" and
 # "10⁴" are about 20-25 px wide) with gaps between them, and room to tell a handful of points apart.
-# Survival Fig. 12's nine panels in a row were strips of about 30 px: one tick label each, overlapping.
+# Survival Fig. 12 as issue 36 found it, nine panels in a row, had strips of about 30 px: one tick
+# label each, overlapping.
 MIN_AXES_PX = 100.0
 # Text boxes include line spacing above and below the ink, so boxes that meet by less than this
 # (shown px) do not overlap on the page.
@@ -81,10 +84,10 @@ def shown_width_px(fig, width_fraction: float | None = None, saved_pt: float | N
 
 def shown_text_px(fig, width_fraction: float | None = None) -> float:
     """The smallest drawn text of `fig` in CSS px as the book shows it (see shown_width_px)."""
-    _laid_out(fig)
+    saved_pt = _saved_width_pt(fig.get_tightbbox(_laid_out(fig)))
     sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()
              and t.get_window_extent().width > 0]
-    return min(sizes) * shown_width_px(fig, width_fraction) / saved_width_pt(fig)
+    return min(sizes) * shown_width_px(fig, width_fraction, saved_pt) / saved_pt
 
 
 def book_width_fraction(fig_id: str, book_dir: Path = paths.BOOK_DIR) -> float | None:
@@ -223,13 +226,13 @@ def _texts_on_other_axes(drawn: list[Drawn], axes, page: _Page) -> list[str]:
     for item in drawn:
         if item.role in (TEXT, LEGEND_TEXT):
             continue
-        x0, y0, x1, y1 = item.box.bounds()
+        bounds = Bbox.from_extents(*item.box.bounds())
         for ax in axes:
-            home, area = item.axes, ax.get_window_extent()
-            if not (x0 < area.x1 and area.x0 < x1 and y0 < area.y1 and area.y0 < y1):
+            area = ax.get_window_extent()
+            if ax is item.axes or not _intersect(bounds, area):
                 continue
-            if ax is home or home is not None and _intersect(ax.get_window_extent(), home.get_window_extent()):
-                continue  # its own axes, or one that holds it or lies on it (an inset, a twin)
+            if item.axes is not None and _intersect(area, item.axes.get_window_extent()):
+                continue  # an axes that holds its own or lies on it (an inset, a twin)
             if overlap(item.box, Box.from_bbox(area)) * page.scale > OVERLAP_PX:
                 problems.append(f"{page.describe(item)} runs into {page.axes_name(ax)}")
     return problems
