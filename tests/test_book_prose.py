@@ -70,7 +70,7 @@ def prose_lines(text: str):
                 header = line.strip()[len(marker):]
                 # a directive whose body is prose (figure captions, admonitions) stays scanned
                 prose_body = header.startswith("{") and not header.startswith(("{code", "{math", "{provenance"))
-                fence = (marker[0], len(marker), prose_body)
+                fence = (marker[0], len(marker), prose_body, number - 1)
             elif marker[0] == fence[0] and len(marker) >= fence[1] and line.strip() == marker:
                 fence = None
             continue
@@ -78,6 +78,8 @@ def prose_lines(text: str):
             continue
         if fence is not None and re.match(r"^\s*:[\w-]+:", line):
             continue  # directive option (:width: 100%)
+        if fence is not None and line.startswith("- ") and "{value-table}" in text.splitlines()[fence[3]]:
+            line = line.partition("|")[2]  # a value-table row: its key looks a value up, its labels are prose
         yield number, line
 
 
@@ -102,8 +104,11 @@ def test_the_scan_catches_hand_typed_numbers_and_spares_roles_and_names():
         "```python", "x = 5", "```",
         ":::{figure} /generated/a.svg", ":width: 100%", "", "A caption with 3 subjects.", ":::",
         "It took 5 minutes.",  # caught
+        "```{value-table}", "| Novelty | Ticks |", "| <1> | {result}`table.<key>.ticks` |",
+        "- 0 | without novelty", "- 16 | 7 blocks", "```",  # keys spared, labels scanned
     ])
-    assert [(line, numeral) for line, numeral, _ in hand_typed(text)] == [(1, "92"), (11, "3"), (13, "5")]
+    assert [(line, numeral) for line, numeral, _ in hand_typed(text)] == [
+        (1, "92"), (11, "3"), (13, "5"), (18, "7")]
 
 
 @pytest.mark.parametrize("page", book_pages(), ids=lambda p: p.relative_to(paths.BOOK_DIR).as_posix())
