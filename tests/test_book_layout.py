@@ -35,3 +35,19 @@ def test_the_browser_check_finds_a_long_chapter_page_and_a_clipped_table(tmp_pat
     problems = [p for p in check_book(tmp_path) if "px tall" in p or "cut off" in p]
     assert [p.split(":")[0] for p in sorted(problems)] == ["clipped.html", "survival/long.html"]
     assert "column0" in next(p for p in problems if p.startswith("clipped.html"))
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(find_chromium() is None, reason="Chromium is not installed (apt-get install chromium)")
+def test_two_browsers_find_what_one_finds(tmp_path):
+    """The pages shared between two browser processes: the same problems, broken links judged across both."""
+    (tmp_path / "survival").mkdir()
+    pages = {"survival/long.html": "<div style='height: 13000px'>text</div>",
+             "clipped.html": f"<div style='overflow: hidden'>{WIDE_TABLE}</div>",
+             "link.html": "<a href='survival/long.html#nowhere'>x</a> <a href='gone.html'>y</a>",
+             "fine.html": "<p>text</p>"}
+    for name, body in pages.items():
+        (tmp_path / name).write_text(PAGE.format(body=body), encoding="utf-8")
+    one, two = check_book(tmp_path, workers=1), check_book(tmp_path, workers=2)
+    assert one == two and len(one) == 4, one
+    assert any("missing anchor #nowhere" in p for p in two) and any("broken link" in p for p in two)

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import argparse
 import html
+import multiprocessing
+import os
 import re
 import shutil
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -113,11 +116,14 @@ def find_chromium() -> str | None:
     return None
 
 
-def check_book(html_dir: Path, chromium: str | None = None, only: list[str] | None = None) -> list[str]:
-    """Problems found in the rendered book (an empty list means it is fine); `only` limits the check to
-    these pages (paths relative to `html_dir`, e.g. "intro.html"), whose links are still followed."""
-    from playwright.sync_api import sync_playwright
+PAGES_PER_EXTRA_BROWSER = 20
 
+
+def check_book(html_dir: Path, chromium: str | None = None, only: list[str] | None = None,
+               workers: int | None = None) -> list[str]:
+    """Problems found in the rendered book (an empty list means it is fine); `only` limits the check to
+    these pages (paths relative to `html_dir`, e.g. "intro.html"), whose links are still followed.
+    The pages are shared among `workers` browsers (default: two on a book of 20 pages or more)."""
     html_dir = Path(html_dir).resolve()
     pages = sorted(p for p in html_dir.rglob("*.html")
                    if not {"_static", "_sources", "_images"} & set(p.relative_to(html_dir).parts)
@@ -129,6 +135,27 @@ def check_book(html_dir: Path, chromium: str | None = None, only: list[str] | No
         pages = [p for p in pages if p.relative_to(html_dir).as_posix() in only]
     if not pages:
         return [f"no HTML pages under {html_dir} (build the book first: make book)"]
+    if workers is None:  # a second browser pays for its start-up on a whole book, not on a few pages
+        workers = min(2, os.cpu_count() or 1) if len(pages) >= PAGES_PER_EXTRA_BROWSER else 1
+    workers = max(1, min(workers, len(pages)))
+    shares = [(html_dir, chromium, pages[i::workers]) for i in range(workers)]
+    if workers == 1:
+        results = [_check_pages(*shares[0])]
+    else:  # a browser per process: each page's check is independent, and links are judged at the end
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            results = list(pool.map(_check_pages, *zip(*shares, strict=True)))
+    problems, links, ids = [], {}, {}
+    for share_problems, share_links, share_ids in results:
+        problems += share_problems
+        links.update(share_links)
+        ids.update(share_ids)
+    return sorted(problems, key=lambda problem: problem.split(":")[0]) + _broken_links(links, ids)
+
+
+def _check_pages(html_dir: Path, chromium: str | None, pages: list[Path]):
+    """(problems, links per page, element ids per page) of these pages, in one headless browser."""
+    from playwright.sync_api import sync_playwright
+
     problems, links, ids = [], {}, {}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium or find_chromium(), args=CHROMIUM_ARGS)
@@ -141,22 +168,26 @@ def check_book(html_dir: Path, chromium: str | None = None, only: list[str] | No
             page.goto(path.as_uri(), wait_until="networkidle")
             page.evaluate(MATHJAX_DONE)
             found = page.evaluate(PAGE_SCRIPT)
-            problems += [f"{name}: image did not load: {src}" for src in found["brokenImages"]]
-            problems += [f"{name}: request failed: {url}" for url in failed if url.startswith("file:")]
-            problems += [f"{name}: traceback in output: {text!r}" for text in found["tracebacks"]]
-            problems += [f"{name}: {problem}" for problem in visible_source(found["prose"])]
-            problems += [f"{name}: {problem}" for problem in plain_text_maths(found["prose"])]
-            problems += [f"{name}: {problem}" for problem in figure_text_maths(found["svgFigures"])]
-            problems += [f"{name}: MathJax could not typeset: {text!r}" for text in found["mathErrors"]]
-            problems += [f"{name}: prose or a role typeset as a formula: {tex[:120]!r}"
-                         for tex in found["mathSources"] if prose_in_tex(tex)]
-            problems += [f"{name}: {problem}" for problem in small_figure_text(found["svgFigures"])]
-            problems += [f"{name}: {problem}" for problem in page_too_long(name, found["height"])]
-            problems += [f"{name}: table cut off on the right, with nothing to scroll it: {first!r}"
-                         for first in found["clippedTables"]]
+            problems += [f"{name}: {problem}" for problem in page_problems(name, found, failed)]
             links[path], ids[path] = found["links"], set(found["ids"])
         browser.close()
-    return problems + _broken_links(links, ids)
+    return problems, links, ids
+
+
+def page_problems(name: str, found: dict, failed: list[str]) -> list[str]:
+    """What the reader of one page would trip over, from PAGE_SCRIPT's findings."""
+    problems = [f"image did not load: {src}" for src in found["brokenImages"]]
+    problems += [f"request failed: {url}" for url in failed if url.startswith("file:")]
+    problems += [f"traceback in output: {text!r}" for text in found["tracebacks"]]
+    problems += visible_source(found["prose"]) + plain_text_maths(found["prose"])
+    problems += figure_text_maths(found["svgFigures"])
+    problems += [f"MathJax could not typeset: {text!r}" for text in found["mathErrors"]]
+    problems += [f"prose or a role typeset as a formula: {tex[:120]!r}"
+                 for tex in found["mathSources"] if prose_in_tex(tex)]
+    problems += small_figure_text(found["svgFigures"]) + page_too_long(name, found["height"])
+    problems += [f"table cut off on the right, with nothing to scroll it: {first!r}"
+                 for first in found["clippedTables"]]
+    return problems
 
 
 def visible_source(prose: str) -> list[str]:
