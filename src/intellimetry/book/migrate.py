@@ -27,19 +27,26 @@ TARGET = re.compile(r"^\([\w-]+\)=\s*$")
 TABLE_RULE = re.compile(r"^\|(-{3,}\|)+$")
 
 
-def split_sections(lines: list[str], heading: re.Pattern = HEADING) -> list[list[str]]:
-    """Lines grouped by `##`/`###` heading (the first group is what comes before the first heading)."""
-    sections, fence = [[]], None  # a `## ` inside a code block is a comment, not a heading
+def outside_fences(lines: list[str]):
+    """(line, True when it opens no block and sits in none): a `## ` in a code block is a comment."""
+    fence = None
     for line in lines:
-        if fence is None and heading.match(line):
-            label = [sections[-1].pop()] if sections[-1] and TARGET.match(sections[-1][-1]) else []
-            sections.append(label)  # a `(name)=` target belongs to the heading under it
-        sections[-1].append(line)
+        yield line, fence is None
         marker = re.match(r"^(`{3,}|:{3,})", line)
         if fence is None and marker:
             fence = marker[1]
         elif fence is not None and line.strip() == fence:
             fence = None
+
+
+def split_sections(lines: list[str], heading: re.Pattern = HEADING) -> list[list[str]]:
+    """Lines grouped by `##`/`###` heading (the first group is what comes before the first heading)."""
+    sections = [[]]
+    for line, outside in outside_fences(lines):
+        if outside and heading.match(line):
+            label = [sections[-1].pop()] if sections[-1] and TARGET.match(sections[-1][-1]) else []
+            sections.append(label)  # a `(name)=` target belongs to the heading under it
+        sections[-1].append(line)
     return sections
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from intellimetry import paths
-from intellimetry.book.migrate import FIGURE_ROLE, PROVENANCE, set_page_figure, split_sections
+from intellimetry.book.migrate import FIGURE_ROLE, PROVENANCE, outside_fences, set_page_figure, split_sections
 from intellimetry.pipeline.registry import load_figure
 
 FIGURE_VALUES = re.compile(r"^```\{figure-values\}\s+(\S+)\s*$")
@@ -111,17 +111,8 @@ def figure_starts(lines: list[str]) -> list[tuple[int, str]]:
 
 def promote_headings(lines: list[str]) -> list[str]:
     """'## X' -> '# X', '### Y' -> '## Y', outside code blocks (where `##` is a comment)."""
-    out, fence = [], None
-    for line in lines:
-        if fence is None and re.match(r"^#{2,} ", line):
-            line = line[1:]
-        out.append(line)
-        marker = re.match(r"^(`{3,}|:{3,})", line)
-        if fence is None and marker:
-            fence = marker[1]
-        elif fence is not None and line.strip() == fence:
-            fence = None
-    return out
+    return [line[1:] if outside and re.match(r"^#{2,} ", line) else line
+            for line, outside in outside_fences(lines)]
 
 
 def section_pages(section: list[str]) -> list[Page]:
