@@ -97,7 +97,7 @@ def migrate_page(text: str, figures_dir: Path) -> str:
     for section in split_sections(lines):
         current = section_figure(section) if section and HEADING.match(section[0]) else None
         for fig_id in {t.partition("%")[0].partition(":")[0] for _, t in FIGURE_ROLE.findall("\n".join(section))}:
-            if fig_id and fig_id not in copied and _is_figure(fig_id):
+            if fig_id and fig_id not in copied and is_figure(fig_id):
                 copied[fig_id] = copied_parameters(fig_id, figures_dir)
         body = "\n".join(section)
         body = FIGURE_ROLE.sub(lambda m, fig=current: rewrite_role(m[1], m[2], fig, copied), body)
@@ -132,7 +132,7 @@ def compress_tables(text: str) -> str:
     return "\n".join(out)
 
 
-def _is_figure(fig_id: str) -> bool:
+def is_figure(fig_id: str) -> bool:
     try:
         paths.paper_of(fig_id)
     except ValueError:

@@ -18,7 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from intellimetry import paths
-from intellimetry.book.migrate import FIGURE_ROLE, PROVENANCE, outside_fences, set_page_figure, split_sections
+from intellimetry.book.migrate import (
+    FIGURE_ROLE,
+    PROVENANCE,
+    is_figure,
+    outside_fences,
+    set_page_figure,
+    split_sections,
+)
 from intellimetry.pipeline.registry import load_figure
 
 FIGURE_VALUES = re.compile(r"^```\{figure-values\}\s+(\S+)\s*$")
@@ -169,7 +176,7 @@ def write_chapter(paper: str, book_dir: Path = paths.BOOK_DIR) -> list[Page]:
     overview, pages = split_chapter((chapter / "index.md").read_text(encoding="utf-8"))
     (chapter / "index.md").write_text("\n".join(overview), encoding="utf-8")
     for page in _all(pages):
-        fig_id = page.name if not page.children and _is_figure(page.name) else None
+        fig_id = page.name if not page.children and is_figure(page.name) else None
         text = "\n".join(page.lines).rstrip() + "\n"
         (chapter / f"{page.name}.md").write_text(set_page_figure(text, fig_id) if fig_id else text,
                                                  encoding="utf-8")
@@ -180,14 +187,6 @@ def _all(pages: list[Page]):
     for page in pages:
         yield page
         yield from _all(page.children)
-
-
-def _is_figure(name: str) -> bool:
-    try:
-        paths.paper_of(name)
-    except ValueError:
-        return False
-    return True
 
 
 def toc_entries(paper: str, pages: list[Page], indent: str = "          ") -> list[str]:
