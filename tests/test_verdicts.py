@@ -141,8 +141,59 @@ def test_checks_hold_or_fail_and_are_never_reproductions():
     assert verdict(check, {**VALUES, "ok": False})["verdict"] == FAILS
 
 
+# A finding: a claim of this book's own (a study chapter), judged as a claim is, in its own words.
+FINDING = {"id": "rank-agreement", "label": "Finding 1", "figure": "agreement-fig02-agreement", "kind": "finding",
+           "criterion": {"test": "above", "ours": "tau", "threshold": 0.3, "interval": "tau_ci"},
+           "measured": [{"test": "above", "ours": "n_subjects", "threshold": 4, "means": "at least five subjects"}],
+           "control": {"values": "shuffled", "subject": "the measures' scores shuffled across subjects"},
+           "conclusive_with": "the full profile's twelve subjects"}
+FINDING_VALUES = {"tau": 0.6, "tau_ci": [0.45, 0.75], "n_subjects": 8,
+                  "shuffled": {"tau": 0.02, "tau_ci": [-0.3, 0.3], "n_subjects": 8}}
+
+
+def test_a_finding_is_supported_when_its_criterion_holds_and_its_control_fails():
+    record = verdict(FINDING, FINDING_VALUES)
+    assert record["verdict"] == verdicts.SUPPORTED == "supported" and record["kind"] == verdicts.FINDING
+    assert record["control"] == {"subject": "the measures' scores shuffled across subjects", "outcome": FAILS,
+                                 "ours": 0.02}
+    assert record["verdict"] in verdicts.FINDING_VERDICTS and record["verdict"] not in verdicts.VERDICTS
+
+
+def test_a_finding_whose_criterion_fails_on_a_working_measurement_is_not_supported():
+    record = verdict(FINDING, {**FINDING_VALUES, "tau": 0.1, "tau_ci": [-0.05, 0.25]})
+    assert record["verdict"] == verdicts.NOT_SUPPORTED == "not supported"
+
+
+@pytest.mark.parametrize("change, reason", [
+    ({"shuffled": {"tau": 0.5, "tau_ci": [0.4, 0.6]}}, verdicts.CANNOT_TELL),  # the control holds too
+    ({"n_subjects": 3}, "not measured: at least five subjects (ours: 3)"),      # unmeasured
+    ({"tau_ci": [0.1, 0.9]}, "the interval includes no difference"),            # undecided
+])
+def test_a_finding_is_inconclusive_as_a_claim_would_be(change, reason):
+    record = verdict(FINDING, {**FINDING_VALUES, **change})
+    assert record["verdict"] == INCONCLUSIVE and record["reason"].startswith(reason)
+    assert record["conclusive_with"] == "the full profile's twelve subjects"
+
+
 @pytest.mark.parametrize("change, message", [
-    ({"kind": None}, "needs kind: claim or check"),
+    ({"qualitative": {"test": "above", "ours": "tau", "threshold": 0}},
+     "finding 'rank-agreement' has a `qualitative` criterion"),
+    ({"control": None}, "finding 'rank-agreement' needs a `control`"),
+])
+def test_a_malformed_finding_says_what_is_wrong(change, message):
+    item = {key: value for key, value in {**FINDING, **change}.items() if value is not None}
+    with pytest.raises(CriterionError) as err:
+        verdict(item, FINDING_VALUES)
+    assert message in str(err.value)
+
+
+def test_a_finding_is_judged_from_its_figure_like_any_item():
+    assert verdicts.judge_figure("agreement-fig02-agreement", FINDING_VALUES, {"items": [FINDING]}) == {
+        "rank-agreement": verdict(FINDING, FINDING_VALUES)}
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"kind": None}, "needs kind: claim, check or finding"),
     ({"control": None}, "needs a `control`"),
     ({"control": {"values": "null"}}, "control needs `values`"),
     ({"control": {"values": "nowhere", "subject": "x"}}, "the control's values: no key 'nowhere'"),

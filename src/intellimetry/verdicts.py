@@ -29,6 +29,15 @@ A claim's verdict, in order:
                      qualitative reading whose interval straddles its line is noted, not counted)
 
 A check's verdict is `holds`, `fails` or `inconclusive` (undecided).
+
+A chapter that is not a paper (a study, intellimetry.STUDIES) makes claims of its own: items of kind
+
+    finding  a claim of this book, not of a paper: judged exactly as a claim (`measured`, criterion,
+             `control` that must fail, `conclusive_with`) but never a reproduction, and without a
+             `qualitative` criterion (no paper's size to fall short of)
+
+whose verdict is `supported` (where a claim's would be reproduced), `not supported` (not reproduced)
+or `inconclusive` (the same rules).
 """
 from __future__ import annotations
 
@@ -49,8 +58,12 @@ from intellimetry.criteria import (  # noqa: F401 (re-exported: the book and tes
 REPRODUCED, QUALITATIVE, NOT_REPRODUCED, INCONCLUSIVE = "reproduced", "qualitative", "not reproduced", "inconclusive"
 VERDICTS = (REPRODUCED, QUALITATIVE, NOT_REPRODUCED, INCONCLUSIVE)
 CHECK_VERDICTS = (HOLDS, FAILS, INCONCLUSIVE)
-CLAIM, CHECK = "claim", "check"
-KINDS = (CLAIM, CHECK)
+SUPPORTED, NOT_SUPPORTED = "supported", "not supported"
+FINDING_VERDICTS = (SUPPORTED, NOT_SUPPORTED, INCONCLUSIVE)
+CLAIM, CHECK, FINDING = "claim", "check", "finding"
+KINDS = (CLAIM, CHECK, FINDING)
+# A claim's or a finding's verdict when its criterion holds / fails on a working measurement.
+HELD_OR_FAILED = {CLAIM: (REPRODUCED, NOT_REPRODUCED), FINDING: (SUPPORTED, NOT_SUPPORTED)}
 # An item is covered by one of our figures, waits for a later issue, or is not a result at all.
 COVERED, NOT_YET, NOT_A_RESULT = "covered", "not yet", "not a result"
 STATUS_KEYS = {"figure": COVERED, "not_yet": NOT_YET, "not_a_result": NOT_A_RESULT}
@@ -70,7 +83,8 @@ def item_status(item: Mapping) -> str:
 def item_kind(item: Mapping) -> str:
     kind = item.get("kind")
     if kind not in KINDS:
-        raise CriterionError(f"item {item.get('id')!r} needs kind: claim or check (with kind_reason), got {kind!r}")
+        raise CriterionError(f"item {item.get('id')!r} needs kind: claim, check or finding (with kind_reason), "
+                             f"got {kind!r}")
     return kind
 
 
@@ -79,6 +93,9 @@ def verdict(item: Mapping, values: Mapping) -> dict:
     if "criterion" not in item:
         raise CriterionError(f"item {item['id']!r} names figure {item['figure']!r} but has no criterion")
     kind = item_kind(item)
+    if kind == FINDING and "qualitative" in item:
+        raise CriterionError(f"finding {item['id']!r} has a `qualitative` criterion: a finding of this book is "
+                             "supported or not by its criterion alone (remove it, or make it a finding of its own)")
     state, ours, words = judge(item["criterion"], values)
     record = {"label": item["label"], "kind": kind, "ours": ours, "criterion": words,
               "in_words": " ".join(str(item.get("in_words", words)).split())}
@@ -94,7 +111,8 @@ def verdict(item: Mapping, values: Mapping) -> dict:
         return _inconclusive(record, item, f"the interval includes no difference ({words})")
     if control.get("control", {}).get("outcome") == HOLDS:
         return _inconclusive(record, item, CANNOT_TELL)
-    record["verdict"] = REPRODUCED if state == HOLDS else NOT_REPRODUCED
+    held, failed = HELD_OR_FAILED[kind]
+    record["verdict"] = held if state == HOLDS else failed
     if state == FAILS and "qualitative" in item:
         q_state, q_ours, q_words = judge(item["qualitative"], values)
         record.update(qualitative_criterion=q_words, qualitative_ours=q_ours)
@@ -142,7 +160,8 @@ def _control(item: Mapping, values: Mapping) -> dict:
         return {"control": {"subject": " ".join(str(control["subject"]).split()), "outcome": state, "ours": ours}}
     if item.get("no_control"):
         return {"no_control": " ".join(str(item["no_control"]).split())}
-    raise CriterionError(f"claim {item['id']!r} needs a `control` (a null subject's values) or `no_control` (why none)")
+    raise CriterionError(f"{item['kind']} {item['id']!r} needs a `control` (a null subject's values) or "
+                         "`no_control` (why none)")
 
 
 def _unmeasured(item: Mapping, values: Mapping) -> list[str]:
