@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from intellimetry import PAPERS, paths
+from intellimetry import CHAPTERS, paths
 from intellimetry.book.runs import figure_entry
 from intellimetry.pipeline.project import Project
 from intellimetry.pipeline.schedule import available_cores
@@ -116,7 +116,7 @@ def report_values(expected: dict, got: dict, timings: bool) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--profile", default="full", choices=("quick", "full", "smoke"))
-    parser.add_argument("--paper", default="soc", choices=PAPERS)
+    parser.add_argument("--paper", default="soc", choices=CHAPTERS)
     parser.add_argument("--workers", type=int, default=2, help="worker processes of the LocalCluster (default 2)")
     parser.add_argument("--rounds", type=int, default=1,
                         help="pairs of runs; the speed-up judged is their median (on a shared machine one pair's "

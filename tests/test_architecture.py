@@ -1,8 +1,10 @@
 """The layering and conventions of the code base, checked rather than remembered.
 
 * library code (shared modules and paper subpackages) never imports the tooling (pipeline/, book/);
-* a paper's subpackage never imports another paper's, and a notebook only its own paper's (or the
-  ones its YAML lists under `depends`);
+* a paper's subpackage never imports another chapter's (another paper's or a study's); a study's
+  subpackage (a chapter that is not a paper, intellimetry.STUDIES) may import the papers', never
+  another study's; shared modules (stats/, subjects/, ...) import no chapter; a notebook imports only
+  its own chapter's subpackage (and the papers its YAML lists under `depends`);
 * data/reference is reached only through paths.reference_file, which records the read for hashing;
 * ruff passes; the dependency list is one list.
 """
@@ -16,7 +18,7 @@ import tomllib
 import jupytext
 import pytest
 
-from intellimetry import PAPERS, paths
+from intellimetry import CHAPTERS, PAPERS, STUDIES, paths
 from intellimetry.pipeline.registry import discover
 
 SRC = paths.PACKAGE_DIR
@@ -40,8 +42,26 @@ def intellimetry_imports(source: str) -> set[str]:
 
 
 def owner(path) -> str | None:
+    """The chapter (paper or study) whose subpackage holds `path`; None for shared library code."""
     first = path.relative_to(SRC).parts[0]
-    return first if first in PAPERS else None
+    return first if first in CHAPTERS else None
+
+
+def forbidden_chapters(chapter: str | None, imported: set[str]) -> set[str]:
+    """The chapters' subpackages that code of `chapter` (None: shared code) may not import: every other
+    chapter's, except that a study may import the papers'."""
+    allowed = {chapter} | (set(PAPERS) if chapter in STUDIES else set())
+    return {name for name in imported if name in CHAPTERS} - allowed
+
+
+def test_the_chapter_import_rule_on_known_cases():
+    assert forbidden_chapters("aiq", {"stats", "subjects", "aiq"}) == set()  # shared library: any chapter
+    assert forbidden_chapters("aiq", {"gindex"}) == {"gindex"}  # papers never import each other
+    assert forbidden_chapters("aiq", {"agreement"}) == {"agreement"}  # nor a study
+    assert forbidden_chapters("agreement", {"survival", "aiq", "combined", "gindex", "agitb", "subjects"}) == set()
+    assert forbidden_chapters(None, {"subjects", "stats"}) == set()
+    assert forbidden_chapters(None, {"aiq"}) == {"aiq"}  # shared code (subjects/ too) imports no chapter
+    assert forbidden_chapters(None, {"agreement"}) == {"agreement"}
 
 
 def test_the_import_scanner_sees_what_it_should():
@@ -52,12 +72,11 @@ def test_the_import_scanner_sees_what_it_should():
 
 
 @pytest.mark.parametrize("path", LIBRARY_FILES, ids=lambda p: p.relative_to(SRC).as_posix())
-def test_library_code_imports_no_tooling_and_no_other_paper(path):
+def test_library_code_imports_no_tooling_and_no_other_chapter(path):
     imported = intellimetry_imports(path.read_text(encoding="utf-8"))
     assert not imported & set(TOOLING), f"{path}: library code imports tooling {imported & set(TOOLING)}"
-    paper = owner(path)
-    others = {name for name in imported if name in PAPERS and name != paper}
-    assert not others, f"{path}: imports other papers' subpackages {others}"
+    others = forbidden_chapters(owner(path), imported)
+    assert not others, f"{path}: imports other chapters' subpackages {others}"
 
 
 def test_there_are_no_relative_imports_in_the_package():
@@ -75,7 +94,7 @@ def test_a_notebook_imports_only_its_paper_and_declared_dependencies(fig_id):
     code = "\n".join(c.source for c in jupytext.read(figure.notebook).cells if c.cell_type == "code")
     imported = intellimetry_imports(code)
     assert not imported & set(TOOLING), f"{fig_id} imports tooling"
-    others = {name for name in imported if name in PAPERS} - {figure.paper, *figure.depends}
+    others = {name for name in imported if name in CHAPTERS} - {figure.paper, *figure.depends}
     assert not others, f"{fig_id} imports {others} without listing them under depends"
 
 

@@ -51,3 +51,8 @@ def test_two_browsers_find_what_one_finds(tmp_path):
     one, two = check_book(tmp_path, workers=1), check_book(tmp_path, workers=2)
     assert one == two and len(one) == 4, one
     assert any("missing anchor #nowhere" in p for p in two) and any("broken link" in p for p in two)
+
+
+def test_a_study_chapters_pages_have_the_height_limit_too():
+    assert page_too_long("agreement/index.html", 40_404)
+    assert page_too_long("scoreboard/agreement.html", 40_404) == []

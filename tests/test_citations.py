@@ -185,3 +185,12 @@ def test_the_role_directives_and_footer_render(tmp_path):
 def test_an_unknown_paper_fails_the_build(tmp_path):
     code, output, _ = _build(tmp_path, "{cite-paper}`survial`")
     assert code != 0 and "unknown paper 'survial'" in output
+
+
+def test_a_study_cites_no_paper_of_its_own():
+    """papers.yaml lists only the papers' chapters; a study (a chapter that is not a paper) resolves to no
+    paper, so {cite-paper}`agreement` is a build warning: a study cites the papers by their own keys."""
+    assert {chapter for paper in PAPERS.values() for chapter in paper["chapters"]} == set(intellimetry.PAPERS)
+    for study in intellimetry.STUDIES:
+        with pytest.raises(citations.CitationError, match=f"unknown paper {study!r}"):
+            citations.resolve(PAPERS, study)

@@ -148,3 +148,46 @@ def test_the_layout_and_the_id_grammar_are_defined_once_in_paths(tmp_path):
     assert paths.sidecar_path(tmp_path, "soc-fig15-avalanches", "quick") == \
         tmp_path / "quick" / "soc" / "soc-fig15-avalanches.json"
     assert paths.figure_dir(tmp_path, "soc-fig15-avalanches") == tmp_path / "soc"  # the book's copy
+
+
+def test_a_study_chapter_names_figures_and_lists_the_papers_it_uses_under_depends(tmp_path):
+    """A chapter that is not a paper (intellimetry.STUDIES) has figure ids, folders and `depends` like a
+    paper's; it may depend on papers, and no figure may depend on it (it is no library for another chapter)."""
+    assert paths.is_figure_id("agreement-fig01-matrix") and paths.paper_of("agreement-fig02-agreement") == "agreement"
+    folder = tmp_path / "agreement"
+    folder.mkdir()
+    (folder / "agreement-fig01-matrix.md").write_text("# x\n")
+    spec = folder / "agreement-fig01-matrix.yaml"
+    spec.write_text("title: t\ndepends: [survival, aiq, combined, gindex, agitb]\nprofiles: {quick: {}, full: {}}\n")
+    figure = load_figure(spec)
+    assert figure.paper == "agreement" and figure.depends == ("survival", "aiq", "combined", "gindex", "agitb")
+    assert_refused(spec, "depends: [agreement]\nprofiles: {quick: {}, full: {}}\n", "own paper 'agreement'")
+    (tmp_path / "aiq").mkdir()
+    (tmp_path / "aiq" / "aiq-fig09-one.md").write_text("# x\n")
+    assert_refused(tmp_path / "aiq" / "aiq-fig09-one.yaml", "depends: [agreement]\nprofiles: {quick: {}, full: {}}\n",
+                   r"depends names 'agreement' \(a study")
+
+
+def test_a_figures_library_hash_leaves_out_the_chapters_it_does_not_depend_on(tmp_path):
+    """A paper's figure is not stale when the study's subpackage changes (another chapter's code); the
+    study's figure covers the papers it lists under `depends`, the shared subjects/ and no other chapter."""
+    from intellimetry import CHAPTERS
+    from intellimetry.pipeline.hashing import excluded_subpackages, library_sources
+    from intellimetry.pipeline.registry import Figure
+
+    for name in (*CHAPTERS, "subjects", "stats", "pipeline", "book"):
+        (tmp_path / "src" / "intellimetry" / name).mkdir(parents=True)
+        (tmp_path / "src" / "intellimetry" / name / "__init__.py").write_text("")
+    (tmp_path / "src" / "intellimetry" / "paths.py").write_text("")
+
+    def figure(fig_id: str, depends: tuple = ()) -> Figure:
+        return Figure(id=fig_id, paper=paths.paper_of(fig_id), notebook=tmp_path / f"{fig_id}.md",
+                      spec_path=tmp_path / f"{fig_id}.yaml", title="", timeout=60, inputs=(), depends=depends,
+                      params={}, profiles={})
+
+    paper = library_sources(figure("aiq-fig07-force"), tmp_path)
+    assert "agreement" in excluded_subpackages(figure("aiq-fig07-force"))
+    assert paper == [f"src/intellimetry/{name}" for name in ("aiq", "paths.py", "stats", "subjects")]
+    study = figure("agreement-fig01-matrix", ("survival", "aiq", "combined", "gindex", "agitb"))
+    assert library_sources(study, tmp_path) == [f"src/intellimetry/{name}" for name in (
+        "agitb", "agreement", "aiq", "combined", "gindex", "paths.py", "stats", "subjects", "survival")]  # not soc

@@ -13,7 +13,7 @@ import ast
 import jupytext
 import pytest
 
-from intellimetry import PAPERS, paths, verdicts
+from intellimetry import CHAPTERS, paths, verdicts
 from intellimetry.pipeline.project import Project
 
 # Calls that only change a value's type or container, or walk over it, not compute from it.
@@ -177,7 +177,7 @@ def notebook_code(path) -> str:
 
 
 def _covered_items():
-    for chapter in PAPERS:
+    for chapter in CHAPTERS:
         if not paths.reference_exists(f"{chapter}/{verdicts.ITEMS_FILE}"):
             continue
         for item in verdicts.load_items(chapter)["items"]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from intellimetry import PAPERS
+from intellimetry import CHAPTERS
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 # src/intellimetry/paths.py -> repository root (editable install keeps the source in the clone).
@@ -31,22 +31,23 @@ BOOK_DIR = REPO_ROOT / "book"
 # Inside the book sources: the figures and sidecars of the profile the book is built from.
 GENERATED = "generated"
 
-# <paper>-fig<NN>-<slug> (or -tab<NN>-), NN = the paper's own number.
+# <paper>-fig<NN>-<slug> (or -tab<NN>-), NN = the paper's own number; <paper> is any chapter
+# (intellimetry.CHAPTERS), a study's figures numbered by the study.
 FIGURE_ID = re.compile(r"^(?P<paper>[a-z]+)-(?P<kind>fig|tab)(?P<number>\d{2})-(?P<slug>[a-z0-9]+(?:-[a-z0-9]+)*)$")
 FIGURE_ID_FORM = "<paper>-fig<NN>-<slug> or <paper>-tab<NN>-<slug>"
 
 
 def is_figure_id(text: str) -> bool:
     match = FIGURE_ID.match(text)
-    return bool(match) and match["paper"] in PAPERS
+    return bool(match) and match["paper"] in CHAPTERS
 
 
 def paper_of(fig_id: str) -> str:
-    """The paper a figure id belongs to: 'survival-fig01-levels' -> 'survival'."""
+    """The chapter a figure id belongs to (a paper's or a study's): 'survival-fig01-levels' -> 'survival'."""
     match = FIGURE_ID.match(fig_id)
-    if not match or match["paper"] not in PAPERS:
+    if not match or match["paper"] not in CHAPTERS:
         raise ValueError(f"{fig_id!r} is not a figure id: expected {FIGURE_ID_FORM} "
-                         f"with paper one of {', '.join(PAPERS)}")
+                         f"with paper one of the chapters {', '.join(CHAPTERS)}")
     return match["paper"]
 
 

@@ -24,7 +24,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from intellimetry import PAPERS, paths
+from intellimetry import CHAPTERS, paths
 
 # The smallest text a figure may show, in CSS px at its shown width (defined beside the drawing code).
 from intellimetry.plotting.legibility import READABLE_PX
@@ -101,8 +101,8 @@ CHAPTER_PAGE_MAX_PX = 12_000
 
 
 def page_too_long(name: str, height: float) -> list[str]:
-    """A chapter page (<paper>/*.html) taller than CHAPTER_PAGE_MAX_PX; other pages are not chapters."""
-    if name.split("/")[0] not in PAPERS or height <= CHAPTER_PAGE_MAX_PX:
+    """A chapter page (<chapter>/*.html) taller than CHAPTER_PAGE_MAX_PX; other pages are not chapters."""
+    if name.split("/")[0] not in CHAPTERS or height <= CHAPTER_PAGE_MAX_PX:
         return []
     return [f"page is {height:,.0f} px tall at {VIEWPORT['width']} px, over {CHAPTER_PAGE_MAX_PX:,} "
             "(split it: a page per figure)"]

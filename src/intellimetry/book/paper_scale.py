@@ -12,7 +12,7 @@ from docutils.statemachine import StringList
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from intellimetry import PAPERS
+from intellimetry import CHAPTERS
 from intellimetry.pipeline.project import Project
 from intellimetry.pipeline.registry import Figure
 
@@ -39,7 +39,7 @@ def table_markdown(figures: dict[str, Figure]) -> list[str]:
     commands, expected files. A list, not a table: the commands are too long for table cells."""
     lines = []
     chosen = [f for f in figures.values() if f.paper_scale]
-    for figure in sorted(chosen, key=lambda f: (PAPERS.index(f.paper), f.id)):
+    for figure in sorted(chosen, key=lambda f: (CHAPTERS.index(f.paper), f.id)):
         scale = figure.paper_scale
         commands = ", or ".join(f"`{command}`" for command in scale.commands(figure.id))
         lines += [f"{{ref}}`{figure.id} <{figure.id}>`", f": **Offline:** {scale.offline}", "",

@@ -6,8 +6,8 @@ hash per file, so the runner can say *why* a figure is stale, down to the file.
 
 The library part is derived from the folders, not from a hand-kept list: every file under
 src/intellimetry/ except the tooling (pipeline/, book/: they decide how figures run and are shown,
-not what they compute) and the other papers' subpackages (unless the YAML lists them under
-`depends`). A new shared module is covered automatically.
+not what they compute) and the other chapters' subpackages, papers' and studies' (unless the YAML
+lists them under `depends`). A new shared module is covered automatically.
 The inputs part is the YAML's declared `inputs` plus the reference files the figure's last run
 read (recorded by intellimetry.paths.reference_file, listed in the sidecar as `reads`), so editing
 a reference file re-runs exactly the figures that read it.
@@ -18,7 +18,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from intellimetry import PAPERS, paths
+from intellimetry import CHAPTERS, paths
 from intellimetry.digests import sha256_file
 from intellimetry.pipeline.registry import Figure
 
@@ -57,9 +57,10 @@ def file_hashes(root: Path, relatives: list[str], required: bool = False) -> dic
 
 
 def excluded_subpackages(figure: Figure) -> set[str]:
-    """Top-level folders of the package a figure's hash leaves out: tooling and the other papers."""
+    """Top-level folders of the package a figure's hash leaves out: tooling and the other chapters'
+    subpackages (papers and studies) that it does not list under `depends`."""
     used = {figure.paper, *figure.depends}
-    return set(TOOLING) | {paper for paper in PAPERS if paper not in used}
+    return set(TOOLING) | {chapter for chapter in CHAPTERS if chapter not in used}
 
 
 def library_sources(figure: Figure, root: Path) -> list[str]:

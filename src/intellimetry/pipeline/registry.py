@@ -21,7 +21,7 @@ from pathlib import Path
 
 import yaml
 
-from intellimetry import PAPERS, paths
+from intellimetry import CHAPTERS, PAPERS, paths
 from intellimetry.pipeline.prepare import check_names
 
 PROFILES = ("quick", "full")
@@ -250,7 +250,8 @@ def load_figure(spec_path: Path) -> Figure:
     fig_id = spec_path.stem
     where = f"{spec_path}"
     if not paths.is_figure_id(fig_id):
-        raise RegistryError(f"{where}: figure id must be {paths.FIGURE_ID_FORM} with paper in {PAPERS}")
+        raise RegistryError(f"{where}: figure id must be {paths.FIGURE_ID_FORM} with paper one of the "
+                            f"chapters {', '.join(CHAPTERS)}")
     paper = paths.paper_of(fig_id)
     if spec_path.parent.name != paper:
         raise RegistryError(f"{where}: a {paper} figure belongs in notebooks/{paper}/")
@@ -267,11 +268,12 @@ def load_figure(spec_path: Path) -> Figure:
     _check_profiles(profiles, params, where)
     depends = tuple(raw.get("depends") or ())
     for dep in depends:
-        if dep not in PAPERS:
-            raise RegistryError(f"{where}: depends names {dep!r}; allowed: {', '.join(PAPERS)}")
         if dep == paper:
             raise RegistryError(f"{where}: depends names the figure's own paper {dep!r}, which is "
                                 "always hashed; list only other papers' subpackages")
+        if dep not in PAPERS:  # papers' subpackages only: a study's is no library for another chapter
+            study = " (a study: no figure imports a study's subpackage)" if dep in CHAPTERS else ""
+            raise RegistryError(f"{where}: depends names {dep!r}{study}; allowed: {', '.join(PAPERS)}")
     inputs = tuple(raw.get("inputs") or ())
     _check_inputs(inputs, where)
     figure = Figure(

@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from intellimetry import PAPERS, paths
+from intellimetry import CHAPTERS, paths
 from intellimetry.atomic import atomic_path, exclusive_lock, write_json
 from intellimetry.pipeline.execution import environment, heartbeat, ignore_interrupts, kernel_options
 from intellimetry.pipeline.hashing import (
@@ -90,9 +90,9 @@ def select(figures: dict[str, Figure], ids: list[str], broken: list[str] | None 
            papers: list[str] | None = None) -> list[Figure]:
     """The named figures (all when none is named, or all of `papers`); an unknown id gets close matches."""
     if papers:
-        unknown = sorted(set(papers) - set(PAPERS))
+        unknown = sorted(set(papers) - set(CHAPTERS))
         if unknown:
-            raise ParameterError(f"unknown paper(s) {', '.join(unknown)}; allowed: {', '.join(PAPERS)}")
+            raise ParameterError(f"unknown paper(s) {', '.join(unknown)}; allowed: {', '.join(CHAPTERS)}")
         figures = {fig_id: figure for fig_id, figure in figures.items() if figure.paper in papers}
     unknown = [i for i in ids if i not in figures]
     if unknown:
@@ -526,8 +526,9 @@ def main(argv: list[str] | None = None) -> int:
                             "overrides it is the starting point and outputs go to 'custom'")
     run_p.add_argument("--dry-run", action="store_true", help="say what is stale and why; run nothing")
     run_p.add_argument("--force", action="store_true", help="re-run even if up to date")
-    run_p.add_argument("--paper", action="append", choices=PAPERS, dest="papers",
-                       help="only this paper's figures (repeatable; e.g. one chapter per CI job)")
+    run_p.add_argument("--paper", action="append", choices=CHAPTERS, dest="papers",
+                       help="only this chapter's figures, a paper's or a study's (repeatable; e.g. one "
+                            "chapter per CI job)")
     run_p.add_argument("--jobs", "-j", type=int, default=available_cores(),
                        help=f"notebooks run at once (default: the cores this process may use, {available_cores()})")
     run_p.add_argument("--scheduler", metavar="ADDRESS",
