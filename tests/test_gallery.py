@@ -6,15 +6,17 @@ import re
 
 import pytest
 
-from intellimetry import PAPERS, paths, verdicts
+from intellimetry import CHAPTERS, paths, verdicts
 from intellimetry.book.check import find_chromium
 from intellimetry.book.gallery import entry, gallery_link, verdict_lines
 from intellimetry.book.scoreboard import collect
 
 # figure id -> the ids of the items that name it
 JUDGED: dict[str, list[str]] = {}
-for _paper in PAPERS:
-    for _item in verdicts.load_items(_paper)["items"]:
+for _chapter in CHAPTERS:
+    if not (paths.REFERENCE_DIR / _chapter / verdicts.ITEMS_FILE).is_file():  # a study's may come later
+        continue
+    for _item in verdicts.load_items(_chapter)["items"]:
         if _item.get("figure"):
             JUDGED.setdefault(_item["figure"], []).append(_item["id"])
 
@@ -60,9 +62,21 @@ def test_an_entry_shows_the_png_thumbnail_linked_to_the_figure():
     assert "Fig. 15: reproduced" in box.astext()
 
 
-def test_the_gallery_page_has_every_paper():
+def test_the_gallery_page_has_every_chapter_with_figures():
+    """A directive per chapter, papers' and studies', in the book's order, once the chapter has notebooks."""
     text = (paths.BOOK_DIR / "gallery.md").read_text(encoding="utf-8")
-    assert re.findall(r"^```\{gallery\} (\w+)$", text, re.M) == list(PAPERS)
+    chapters = [chapter for chapter in CHAPTERS if list((paths.NOTEBOOKS_DIR / chapter).glob("*.yaml"))]
+    assert re.findall(r"^```\{gallery\} (\w+)$", text, re.M) == chapters
+
+
+def test_a_study_figure_shows_its_findings_and_never_says_paper_item():
+    from intellimetry.book.scoreboard import Row
+
+    rows = [Row("Five measures", "agreement", "rank", "Finding 1", "c", "supported", kind="finding",
+                figure="agreement-fig02-agreement")]
+    assert verdict_lines("agreement-fig02-agreement", rows) == [("Finding 1: supported", "")]
+    assert verdict_lines("agreement-fig01-matrix", rows) == [
+        ("no finding", "a figure that judges none of the chapter's findings")]
 
 
 class FakeApp:

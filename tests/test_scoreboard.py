@@ -10,12 +10,14 @@ from docutils import nodes
 from docutils.core import publish_doctree
 from myst_parser.parsers.docutils_ import Parser
 
-from intellimetry import PAPERS, paths, verdicts
+from intellimetry import CHAPTERS, PAPERS, STUDIES, paths, verdicts
 from intellimetry.book import scoreboard
 from intellimetry.book.check import plain_text_maths
 from intellimetry.pipeline.project import Project
 
-REGISTRIES = [p for p in PAPERS if (paths.REFERENCE_DIR / p / verdicts.ITEMS_FILE).is_file()]
+# Every chapter's registry that exists (a study's items.yaml may come after its subpackage).
+REGISTRIES = [c for c in CHAPTERS if (paths.REFERENCE_DIR / c / verdicts.ITEMS_FILE).is_file()]
+PAPER_REGISTRIES = [c for c in REGISTRIES if c in PAPERS]
 
 
 def fake_sidecars(verdict_by_figure: dict[str, dict]):
@@ -34,7 +36,7 @@ def test_rows_take_verdicts_from_sidecars_and_count_claims_apart_from_checks(mon
         {"id": "fig05", "label": "Fig. 5", "claim": "a sum", "figure": "survival-fig05-recommendation",
          "kind": "check", "in_words": "the parts add up", "criterion": {"test": "is_true", "ours": "ok"}},
     ]}
-    monkeypatch.setattr(scoreboard, "PAPERS", ("survival",))
+    monkeypatch.setattr(scoreboard, "CHAPTERS", ("survival",))
     monkeypatch.setattr(verdicts, "load_items", lambda paper: registry)
     values = {"ok": True, "null": {"ok": False}}
     sidecars = {"survival-fig01-levels": {"fig01": verdicts.verdict(registry["items"][0], values)},
@@ -84,7 +86,7 @@ def test_maths_in_a_claim_criterion_and_reason_is_typeset_and_a_dollar_sign_is_n
          "figure": "survival-fig01-levels", "kind": "claim", "in_words": "events in $[k_{min}, K-1]$",
          "criterion": {"test": "is_true", "ours": "ok"}, "no_control": "none",
          "measured": [{"test": "is_true", "ours": "ok", "means": "$|x| > 1$ holds"}]}]}
-    monkeypatch.setattr(scoreboard, "PAPERS", ("survival",))
+    monkeypatch.setattr(scoreboard, "CHAPTERS", ("survival",))
     monkeypatch.setattr(verdicts, "load_items", lambda paper: registry)
     record = verdicts.verdict(registry["items"][0], {"ok": False})
     rows = scoreboard.collect(fake_sidecars({"survival-fig01-levels": {"fig01": record}}))
@@ -122,14 +124,21 @@ def test_every_registry_is_well_formed(chapter):
     figures = Project.at().figures()
     ids = [item["id"] for item in registry["items"]]
     assert len(ids) == len(set(ids)), f"duplicate item ids in {chapter}/items.yaml"
-    assert registry["paper"] and registry["citation"]
+    if chapter in STUDIES:  # no paper: its title, no citation; findings (and checks) of its own, no claims
+        assert registry["title"] and not {"paper", "citation"} & set(registry), \
+            f"{chapter}/items.yaml: a study has a `title:` and no `paper:` or `citation:`"
+        allowed = {verdicts.FINDING, verdicts.CHECK}
+    else:
+        assert registry["paper"] and registry["citation"]
+        allowed = {verdicts.CLAIM, verdicts.CHECK}
     for item in registry["items"]:
         assert item["label"] and item["claim"] and item["source"], f"{chapter} {item['id']}: label, claim, source"
         kind = verdicts.item_kind(item)
+        assert kind in allowed, f"{chapter} {item['id']}: kind {kind!r} in this chapter; allowed: {sorted(allowed)}"
         assert item.get("kind_reason"), f"{chapter} {item['id']}: kind_reason (why a claim or a check)"
         if verdicts.item_status(item) == verdicts.COVERED:
             assert item.get("in_words"), f"{chapter} {item['id']}: in_words (the criterion for a reader)"
-            if kind == verdicts.CLAIM:
+            if kind in (verdicts.CLAIM, verdicts.FINDING):
                 assert ("control" in item) != bool(item.get("no_control")), \
                     f"{chapter} {item['id']}: a claim needs a control or no_control (why none), not both"
             assert item["figure"] in figures, f"{chapter} {item['id']}: no notebook for {item['figure']}"
@@ -138,7 +147,7 @@ def test_every_registry_is_well_formed(chapter):
             for criterion in (item["criterion"], item.get("qualitative"), *item.get("measured", [])):
                 if criterion:
                     _check_shape(criterion)
-            if kind == verdicts.CLAIM:
+            if kind in (verdicts.CLAIM, verdicts.FINDING):
                 _orderings_carry_intervals(item)
 
 
@@ -194,7 +203,7 @@ def test_the_scoreboard_totals_match_a_plain_count_of_items_and_sidecars(tmp_pat
     sidecars = {fig_id: json.loads(path.read_text()) for fig_id in figures
                 if (path := project.sidecar("quick", figures[fig_id])).is_file()}
     expected: dict[str, dict] = {}
-    for chapter in REGISTRIES:
+    for chapter in PAPER_REGISTRIES:  # 'all papers' counts the papers' items, never a study's
         for item in verdicts.load_items(chapter)["items"]:
             status = verdicts.item_status(item)
             if status == verdicts.COVERED:
@@ -214,15 +223,15 @@ def test_the_registries_list_every_item_of_the_five_papers():
     them, items added to test a claim the figures leave out (`added: why`), such as a central claim or
     a statement split off a figure's item."""
     counts, added = {}, []
-    for chapter in REGISTRIES:
+    for chapter in PAPER_REGISTRIES:
         registry = verdicts.load_items(chapter)
         for item in registry["items"]:
             if item.get("added"):
                 added.append(item["id"])
             else:
                 counts[registry["paper"]] = counts.get(registry["paper"], 0) + 1
-    if len(REGISTRIES) < len(PAPERS):
-        pytest.skip(f"registries so far: {REGISTRIES}")
+    if len(PAPER_REGISTRIES) < len(PAPERS):
+        pytest.skip(f"registries so far: {PAPER_REGISTRIES}")
     assert sum(counts.values()) == 71, counts
     assert {"central", "tab01-rank", "fig09-entropy", "fig10-entropy", "fig11-recovery"} <= set(added), added
 
@@ -262,3 +271,97 @@ def test_a_chapter_slice_lists_each_item_with_its_verdict_and_figure():
     assert lines[0].startswith("2 claims: 1 reproduced, 1 not a result.")
     assert lines[-2:] == ["| Fig. 1 | claim | **reproduced** | {doc}`/survival/survival-fig01-x` |",
                           "| Fig. 2 | claim | **not a result** | a drawing |"]
+
+
+STUDY_REGISTRY = {"title": "Five measures, one set of subjects", "items": [
+    {"id": "rank-agreement", "label": "Finding 1", "claim": "the measures rank the learners alike",
+     "figure": "agreement-fig02-agreement", "kind": "finding", "in_words": "Kendall's tau above 0.3",
+     "criterion": {"test": "is_true", "ours": "ok"}, "control": {"values": "null", "subject": "shuffled scores"}},
+    {"id": "scale-agreement", "label": "Finding 2", "claim": "the measures agree on scale",
+     "figure": "agreement-fig02-agreement", "kind": "finding", "in_words": "ratios within 2",
+     "criterion": {"test": "is_true", "ours": "bad"}, "no_control": "none to shuffle"},
+    {"id": "fig01", "label": "Fig. 1", "claim": "the matrix of scores", "figure": "agreement-fig01-matrix",
+     "kind": "check", "in_words": "every cell measured", "criterion": {"test": "is_true", "ours": "ok"}},
+    {"id": "later", "label": "Finding 3", "claim": "a later finding", "not_yet": "issue 40", "kind": "finding"},
+]}
+PAPER_REGISTRY = {"paper": "Demo paper", "citation": "Someone (2025)", "items": [
+    {"id": "fig01", "label": "Fig. 1", "claim": "a claim", "figure": "survival-fig01-levels", "kind": "claim",
+     "in_words": "it works", "criterion": {"test": "is_true", "ours": "ok"}, "no_control": "none"}]}
+
+
+def study_rows(monkeypatch):
+    """Rows of a paper (one reproduced claim) and of a study (one supported finding, one not supported,
+    one not yet, and a check), from synthetic registries and sidecars."""
+    registries = {"survival": PAPER_REGISTRY, "agreement": STUDY_REGISTRY}
+    monkeypatch.setattr(scoreboard, "CHAPTERS", ("survival", "agreement"))
+    monkeypatch.setattr(paths, "reference_exists", lambda name: True)
+    monkeypatch.setattr(verdicts, "load_items", lambda chapter: registries[chapter])
+    values = {"ok": True, "bad": False, "null": {"ok": False}}
+    items = {item["id"]: item for item in STUDY_REGISTRY["items"]}
+    sidecars = {"survival-fig01-levels": {"fig01": verdicts.verdict(PAPER_REGISTRY["items"][0], values)},
+                "agreement-fig02-agreement": {key: verdicts.verdict(items[key], values)
+                                              for key in ("rank-agreement", "scale-agreement")},
+                "agreement-fig01-matrix": {"fig01": verdicts.verdict(items["fig01"], values)}}
+    return scoreboard.collect(fake_sidecars(sidecars))
+
+
+def test_a_studys_findings_are_counted_apart_and_never_as_reproductions(monkeypatch):
+    rows = study_rows(monkeypatch)
+    assert [(row.paper, row.kind, row.status) for row in rows] == [
+        ("Demo paper", "claim", "reproduced"),
+        ("Five measures, one set of subjects", "finding", "supported"),
+        ("Five measures, one set of subjects", "finding", "not supported"),
+        ("Five measures, one set of subjects", "check", "holds"),
+        ("Five measures, one set of subjects", "finding", "not yet")]
+    counts = scoreboard.totals(rows)
+    assert counts["all papers"] == counts["Demo paper"] == {"items": 1, "reproduced": 1, "checks": {"items": 0}}
+    assert counts["Five measures, one set of subjects"] == {
+        "items": 0, "checks": {"items": 1, "holds": 1},
+        "findings": {"items": 3, "supported": 1, "not supported": 1, "not yet": 1}}
+
+
+def test_findings_show_under_their_own_heading(monkeypatch):
+    rows = [row for row in study_rows(monkeypatch) if row.chapter == "agreement"]
+    table = "\n".join(scoreboard.tables_markdown(rows))
+    assert table.startswith("## Five measures, one set of subjects\n\n3 findings of this book: 1 supported, "
+                            "1 not supported, 1 not yet. 1 implementation checks: 1 holds.\n")
+    assert "claims:" not in table and "reproduced" not in table
+    heading = table.index(f"**{scoreboard.FINDINGS_HEADING}**")
+    assert table.index("| Finding 1<br>{ref}`ours <agreement-fig02-agreement>`<br>**supported** | the measures "
+                       "rank the learners alike | Kendall's tau above 0.3 | **Ours:** yes<br>**Control:** shuffled "
+                       "scores: no; the criterion fails") > heading
+    assert table.index("**Implementation checks**") > table.index("| Finding 3<br>**not yet** |")
+    assert scoreboard.slice_markdown(rows)[0] == ("3 findings of this book: 1 supported, 1 not supported, "
+                                                  "1 not yet. 1 implementation checks: 1 holds.")
+    assert "| Finding 2 | finding | **not supported** | {doc}`/agreement/agreement-fig02-agreement` |" in \
+        scoreboard.slice_markdown(rows)
+
+
+def test_the_summary_counts_papers_apart_from_a_studys_findings(monkeypatch):
+    summary = scoreboard.summary_markdown(study_rows(monkeypatch))
+    assert summary[2:4] == ["| {doc}`Demo paper </survival/index>` | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 0 of 0 |",
+                            "| **all papers** | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 0 of 0 |"]
+    assert summary[5:] == [
+        f"| {scoreboard.FINDINGS_HEADING} | Findings | Supported | Not supported | Inconclusive | Not yet "
+        "| Not a result | Checks holding |", "|---|---|---|---|---|---|---|---|",
+        "| {doc}`Five measures, one set of subjects </agreement/index>` | 3 | 1 | 1 | 0 | 1 | 0 | 1 of 1 |"]
+
+
+def test_the_readme_block_counts_a_studys_findings_apart(monkeypatch):
+    from intellimetry.book import readme
+
+    rows = study_rows(monkeypatch)
+    assert readme.totals_table(rows, "https://x.github.io/y/")[-1] == \
+        "| **all papers** | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 0 of 0 |"
+    assert readme.findings_table(rows, "https://x.github.io/y/")[2] == (
+        "| [Five measures, one set of subjects](https://x.github.io/y/agreement/index.html) | 3 | 1 | 1 | 0 | 1 "
+        "| 0 | 1 of 1 |")
+    assert readme.findings_table([row for row in rows if row.chapter == "survival"], "") == []
+    block = "\n".join(readme.block_lines("https://github.com/x/y", {"figures": {}}, rows, {}, "0.1.0"))
+    assert scoreboard.FINDINGS_HEADING in block and "never counted as a reproduction" in block
+
+
+def test_a_study_needs_a_title_and_a_paper_its_name(monkeypatch):
+    with pytest.raises(verdicts.CriterionError, match="agreement/items.yaml needs `title:`"):
+        scoreboard.group_name("agreement", {"paper": "Five measures", "items": []})
+    assert scoreboard.group_name("survival", PAPER_REGISTRY) == "Demo paper"

@@ -1,5 +1,6 @@
 """The gallery page: every figure of this copy of the book as a thumbnail that links to its section,
-with the verdicts of the paper items it judges (book/gallery.md, one directive per paper).
+with the verdicts of the items it judges (book/gallery.md, one directive per chapter: a paper's claims
+and checks, a study's findings).
 
     ```{gallery} survival```
 
@@ -16,7 +17,7 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.util import logging
 
-from intellimetry import paths
+from intellimetry import STUDIES, paths
 from intellimetry.book.roles import LookupFailed, load_file
 from intellimetry.book.scoreboard import Row, _ScoreboardDirective
 from intellimetry.pipeline.project import Project
@@ -37,7 +38,8 @@ class gallery_link(nodes.General, nodes.Element):
 
 def verdict_lines(fig_id: str, rows: list[Row]) -> list[tuple[str, str]]:
     """('<item label>: <verdict>', '') for every item the figure judges; otherwise the unjudged item
-    of the same number with its reason ('Fig. 3: not a result', why), or 'no paper item' for ours."""
+    of the same number with its reason ('Fig. 3: not a result', why), or 'no paper item' for ours
+    ('no finding' in a study, whose figures are all ours)."""
     judged = [(f"{row.label}: {row.status}", "") for row in rows if row.figure == fig_id]
     if judged:
         return judged
@@ -46,6 +48,8 @@ def verdict_lines(fig_id: str, rows: list[Row]) -> list[tuple[str, str]]:
     for row in rows:
         if row.chapter == match["paper"] and row.id == number and row.figure is None:
             return [(f"{row.label}: {row.status}", row.note)]
+    if match["paper"] in STUDIES:
+        return [("no finding", "a figure that judges none of the chapter's findings")]
     return [("no paper item", "a figure of our own")]
 
 

@@ -79,24 +79,34 @@ def commits(record: dict) -> str:
     return ", ".join(f"`{commit}`" for commit in found) or "unknown"
 
 
+def _linked(name: str, chapter: str, book: str) -> str:
+    return f"[{name}]({book}{chapter}/index.html)" if book else name
+
+
 def totals_table(rows: list[scoreboard.Row], book: str) -> list[str]:
     """One line per paper (linked to its first chapter online) and one for all papers."""
     counts = scoreboard.totals(rows)
-    first_chapter: dict[str, str] = {}
-    for row in rows:
-        first_chapter.setdefault(row.paper, row.chapter)
+    first_chapter = scoreboard.first_chapters(rows)
     columns = scoreboard.CLAIM_COLUMNS
     lines = ["| Paper | Claims | " + " | ".join(c.capitalize() for c in columns) + " | Checks holding |",
              "|---|---:" + "|---:" * len(columns) + "|---:|"]
-    for paper in [*first_chapter, "all papers"]:
-        if paper in first_chapter:
-            name = f"[{paper}]({book}{first_chapter[paper]}/index.html)" if book else paper
-        else:
-            name = f"**{paper}**"
-        checks = counts[paper][scoreboard.CHECKS]
-        cells = " | ".join(str(counts[paper].get(status, 0)) for status in columns)
-        lines.append(f"| {name} | {counts[paper]['items']} | {cells} | "
-                     f"{checks.get(verdicts.HOLDS, 0)} of {checks['items']} |")
+    for paper in [*first_chapter, scoreboard.ALL_PAPERS] if first_chapter else []:
+        name = _linked(paper, first_chapter[paper], book) if paper in first_chapter else f"**{paper}**"
+        lines.append(f"| {name} | " + " | ".join(scoreboard.count_cells(counts, paper)) + " |")
+    return lines
+
+
+def findings_table(rows: list[scoreboard.Row], book: str) -> list[str]:
+    """One line per study with items (a chapter that is not a paper): its findings per verdict; none without."""
+    counts, studies = scoreboard.totals(rows), scoreboard.first_chapters(rows, studies=True)
+    if not studies:
+        return []
+    columns = scoreboard.FINDING_COLUMNS
+    lines = ["| Study | Findings | " + " | ".join(c.capitalize() for c in columns) + " | Checks holding |",
+             "|---|---:" + "|---:" * len(columns) + "|---:|"]
+    for study, chapter in studies.items():
+        cells = scoreboard.count_cells(counts, study, verdicts.FINDING)
+        lines.append(f"| {_linked(study, chapter, book)} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -115,6 +125,12 @@ def block_lines(repository_url: str, record: dict, rows: list[scoreboard.Row], p
              f"as implementation checks. The verdicts of the last recorded `{PROFILE}` run "
              f"(`data/runs/{PROFILE}.json`, {len(record.get('figures') or {})} figures at commit "
              f"{commits(record)}), which `make book` builds on a laptop:", "", *totals_table(rows, book)]
+    findings = findings_table(rows, book)
+    if findings:
+        lines += ["", f"{scoreboard.FINDINGS_HEADING}: a chapter that is not a paper applies the papers' measures "
+                  "to the same subjects and states claims of its own, each judged as a paper's claim is (beside a "
+                  "null control), *supported*, *not supported* or *inconclusive*, and never counted as a "
+                  "reproduction:", "", *findings]
     if not_run:
         lines += ["", f"{not_run} items name figures that have no verdict for them in the record yet."]
     lines += ["", "The papers (`data/reference/papers.yaml`, each fact with its source):", ""]

@@ -1,7 +1,9 @@
 """The reproduction scoreboard: every paper item, the paper's claim, our statistic and the verdict.
 
-Built from data/reference/<paper>/items.yaml and the verdicts that each figure's run wrote into its
-sidecar (see intellimetry.verdicts); nothing on it is typed by hand.
+Built from data/reference/<chapter>/items.yaml and the verdicts that each figure's run wrote into its
+sidecar (see intellimetry.verdicts); nothing on it is typed by hand. A paper's items go under its
+`paper:` name; a study's (a chapter that is not a paper, intellimetry.STUDIES) under its `title:`, its
+findings counted apart from every paper's claims and never in 'all papers' or as reproductions.
 
     ```{scoreboard}```           one table per paper; ```{scoreboard} <chapter>```: that chapter's
     ```{scoreboard-slice} <chapter>```   a chapter's items, verdicts and figures in one short table
@@ -23,7 +25,7 @@ from docutils.statemachine import StringList
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from intellimetry import PAPERS, paths, verdicts
+from intellimetry import CHAPTERS, STUDIES, paths, verdicts
 from intellimetry.book.roles import LookupFailed, format_value, load_file, sidecar_path
 from intellimetry.pipeline.project import Project, read_sidecar
 
@@ -32,12 +34,16 @@ logger = logging.getLogger(__name__)
 NOT_RUN = "not run"  # a covered item whose figure has no verdict for it (not built, or built before the item)
 CLAIM_COLUMNS = (*verdicts.VERDICTS, verdicts.NOT_YET, verdicts.NOT_A_RESULT)
 CHECK_COLUMNS = (*verdicts.CHECK_VERDICTS, verdicts.NOT_YET, verdicts.NOT_A_RESULT)
+FINDING_COLUMNS = (*verdicts.FINDING_VERDICTS, verdicts.NOT_YET, verdicts.NOT_A_RESULT)
 CHECKS = "checks"  # the key under which totals() counts a paper's implementation checks
+FINDINGS = "findings"  # ... and a study's findings (present only where there are any)
+ALL_PAPERS = "all papers"  # the headline: the paper chapters' claims and checks, never a study's
+FINDINGS_HEADING = "Findings of this book (not reproductions)"
 
 
 @dataclass
 class Row:
-    paper: str
+    paper: str  # the group the row is counted under: the paper's name, or a study's title
     chapter: str
     id: str
     label: str
@@ -57,13 +63,28 @@ def collect(sidecar_for: Callable[[str], dict | None], full_record: dict | None 
     """Every item of every chapter with an items.yaml, in the book's order; sidecar_for(id) -> sidecar or None;
     full_record: data/runs/full.json, for the full profile's verdicts."""
     rows = []
-    for chapter in PAPERS:
+    for chapter in CHAPTERS:
         if not paths.reference_exists(f"{chapter}/{verdicts.ITEMS_FILE}"):
             continue
         registry = verdicts.load_items(chapter)
+        name = group_name(chapter, registry)
         for item in registry["items"]:
-            rows.append(_row(registry["paper"], chapter, item, sidecar_for, full_record or {}))
+            rows.append(_row(name, chapter, item, sidecar_for, full_record or {}))
     return rows
+
+
+def group_name(chapter: str, registry: dict) -> str:
+    """The name a chapter's items are counted and shown under: a paper's `paper:`, a study's `title:`
+    (a study re-implements no paper: it has no `paper:` and no `citation:`)."""
+    key = "title" if chapter in STUDIES else "paper"
+    if not registry.get(key):
+        raise verdicts.CriterionError(f"data/reference/{chapter}/{verdicts.ITEMS_FILE} needs `{key}:`, the name "
+                                      f"its items go under on the scoreboard")
+    return " ".join(str(registry[key]).split())
+
+
+def is_study(row: Row) -> bool:
+    return row.chapter in STUDIES
 
 
 def _row(paper: str, chapter: str, item: dict, sidecar_for, full_record: dict) -> Row:
@@ -129,13 +150,15 @@ def _describe(value) -> str:
 
 
 def totals(rows: list[Row]) -> dict[str, dict[str, int]]:
-    """{paper: {status: count of claims, 'items': n claims, 'checks': {status: count, 'items': n}}}
-    plus an 'all papers' entry: the headline counts claims only."""
+    """{group: {status: count of claims, 'items': n claims, 'checks': {status: count, 'items': n}}}, a group
+    with findings also 'findings': {status: count, 'items': n}; plus an 'all papers' entry over the paper
+    chapters only: the headline counts claims only, and a study's rows are counted under its title alone."""
     result: dict[str, dict] = {}
     for row in rows:
-        for key in (row.paper, "all papers"):
+        for key in (row.paper,) if is_study(row) else (row.paper, ALL_PAPERS):
             counts = result.setdefault(key, {"items": 0, CHECKS: {"items": 0}})
-            target = counts if row.kind == verdicts.CLAIM else counts[CHECKS]
+            target = (counts if row.kind == verdicts.CLAIM else
+                      counts.setdefault(FINDINGS, {"items": 0}) if row.kind == verdicts.FINDING else counts[CHECKS])
             target[row.status] = target.get(row.status, 0) + 1
             target["items"] += 1
     return result
@@ -181,6 +204,13 @@ def tables_markdown(rows: list[Row], headings: bool = True) -> list[str]:
             lines += ["| Item and verdict | The paper's claim | The criterion | Ours, the control, the full profile |",
                       "|---|---|---|---|"]
             lines += [_claim_line(row) for row in claims] + [""]
+        findings = [row for row in paper_rows if row.kind == verdicts.FINDING]
+        if findings:
+            lines += [f"**{FINDINGS_HEADING}**: claims of our own, judged as a paper's claim is (beside a null "
+                      "control, in the same run), never counted as reproductions", "",
+                      "| Item and verdict | The finding | The criterion | Ours, the control, the full profile |",
+                      "|---|---|---|---|"]
+            lines += [_claim_line(row) for row in findings] + [""]
         checks = [row for row in paper_rows if row.kind == verdicts.CHECK]
         if checks:
             lines += ["**Implementation checks** (definitions, identities and properties of our own "
@@ -201,13 +231,19 @@ def _claim_line(row: Row) -> str:
 
 
 def _counts_sentence(counts: dict) -> str:
-    claims = [f"{counts[status]} {status}" for status in (*CLAIM_COLUMNS, NOT_RUN) if counts.get(status)]
-    checks = counts[CHECKS]
-    sentence = f"{counts['items']} claims: " + (", ".join(claims) or "none") + "."
+    """'N claims: ... .' (left out for a group with findings and no claims), then the findings and the checks."""
+    def listed(group: dict, columns: tuple) -> str:
+        return ", ".join(f"{group[status]} {status}" for status in (*columns, NOT_RUN) if group.get(status))
+
+    findings, checks = counts.get(FINDINGS, {"items": 0}), counts[CHECKS]
+    parts = []
+    if counts["items"] or not findings["items"]:
+        parts.append(f"{counts['items']} claims: " + (listed(counts, CLAIM_COLUMNS) or "none") + ".")
+    if findings["items"]:
+        parts.append(f"{findings['items']} findings of this book: " + listed(findings, FINDING_COLUMNS) + ".")
     if checks["items"]:
-        held = [f"{checks[status]} {status}" for status in (*CHECK_COLUMNS, NOT_RUN) if checks.get(status)]
-        sentence += f" {checks['items']} implementation checks: " + ", ".join(held) + "."
-    return sentence
+        parts.append(f"{checks['items']} implementation checks: " + listed(checks, CHECK_COLUMNS) + ".")
+    return " ".join(parts)
 
 
 def slice_markdown(rows: list[Row]) -> list[str]:
@@ -220,23 +256,41 @@ def slice_markdown(rows: list[Row]) -> list[str]:
     return lines
 
 
+def first_chapters(rows: list[Row], studies: bool = False) -> dict[str, str]:
+    """{group: its first chapter} of the papers' rows, in the book's order (of the studies' with studies=True)."""
+    first: dict[str, str] = {}
+    for row in rows:
+        if is_study(row) == studies:
+            first.setdefault(row.paper, row.chapter)
+    return first
+
+
+def count_cells(counts: dict, group: str, kind: str = verdicts.CLAIM) -> list[str]:
+    """A summary line's cells: the group's claims (or findings) in all and per column, then 'H of N' checks."""
+    target = counts[group] if kind == verdicts.CLAIM else counts[group].get(FINDINGS, {"items": 0})
+    columns = CLAIM_COLUMNS if kind == verdicts.CLAIM else FINDING_COLUMNS
+    checks = counts[group][CHECKS]
+    return [str(target["items"]), *(str(target.get(status, 0)) for status in columns),
+            f"{checks.get(verdicts.HOLDS, 0)} of {checks['items']}"]
+
+
 def summary_markdown(rows: list[Row]) -> list[str]:
     """One row per paper (linked to its first chapter) and one for all papers: the claims per verdict,
-    then the implementation checks that hold out of all checks."""
+    then the implementation checks that hold out of all checks; below it, where a study has items, a row
+    per study with its findings per verdict (never counted with the papers)."""
     counts = totals(rows)
-    first_chapter = {}
-    for row in rows:
-        first_chapter.setdefault(row.paper, row.chapter)
+    papers, studies = first_chapters(rows), first_chapters(rows, studies=True)
     lines = ["| Paper | Claims | " + " | ".join(c.capitalize() for c in CLAIM_COLUMNS) + " | Checks holding |",
              "|---|---" + "|---" * len(CLAIM_COLUMNS) + "|---|"]
-    for paper in [*first_chapter, "all papers"]:
-        name = f"{{doc}}`{paper} </{first_chapter[paper]}/index>`" if paper in first_chapter else f"**{paper}**"
-        cells = " | ".join(str(counts[paper].get(status, 0)) for status in CLAIM_COLUMNS)
-        checks = counts[paper][CHECKS]
-        lines.append(f"| {name} | {counts[paper]['items']} | {cells} | "
-                     f"{checks.get(verdicts.HOLDS, 0)} of {checks['items']} |")
-    everything = counts.get("all papers", {"items": 0, CHECKS: {}})
-    not_run = everything.get(NOT_RUN, 0) + everything[CHECKS].get(NOT_RUN, 0)
+    for paper in [*papers, ALL_PAPERS] if papers else []:
+        name = f"{{doc}}`{paper} </{papers[paper]}/index>`" if paper in papers else f"**{paper}**"
+        lines.append(f"| {name} | " + " | ".join(count_cells(counts, paper)) + " |")
+    if studies:
+        lines += ["", f"| {FINDINGS_HEADING} | Findings | " + " | ".join(c.capitalize() for c in FINDING_COLUMNS)
+                  + " | Checks holding |", "|---|---" + "|---" * len(FINDING_COLUMNS) + "|---|"]
+        lines += [f"| {{doc}}`{study} </{chapter}/index>` | " + " | ".join(count_cells(counts, study, verdicts.FINDING))
+                  + " |" for study, chapter in studies.items()]
+    not_run = sum(row.status == NOT_RUN for row in rows)
     if not_run:
         lines += ["", f"{not_run} covered items have no verdict yet (their figures were not re-run)."]
     return lines
@@ -251,8 +305,10 @@ class _ScoreboardDirective(SphinxDirective):
                 return load_file(sidecar_path(srcdir, fig_id), self.env)
             except LookupFailed:
                 return None
-        for chapter in PAPERS:
-            self.env.note_dependency(str(paths.REFERENCE_DIR / chapter / verdicts.ITEMS_FILE))
+        for chapter in CHAPTERS:
+            path = paths.REFERENCE_DIR / chapter / verdicts.ITEMS_FILE
+            if path.is_file():  # a missing dependency would make Sphinx re-read the page on every build
+                self.env.note_dependency(str(path))
         rows = collect(sidecar_for, _full_record(self.env))
         for row in rows:
             if row.status == NOT_RUN:
