@@ -18,7 +18,7 @@ import tomllib
 import jupytext
 import pytest
 
-from intellimetry import CHAPTERS, PAPERS, STUDIES, paths
+from intellimetry import CHAPTERS, PAPERS, STUDIES, STUDY_LIBRARIES, paths
 from intellimetry.pipeline.registry import discover
 
 SRC = paths.PACKAGE_DIR
@@ -42,25 +42,32 @@ def intellimetry_imports(source: str) -> set[str]:
 
 
 def owner(path) -> str | None:
-    """The chapter (paper or study) whose subpackage holds `path`; None for shared library code."""
+    """The chapter (paper or study) or study library whose subpackage holds `path`; None for shared
+    library code."""
     first = path.relative_to(SRC).parts[0]
-    return first if first in CHAPTERS else None
+    return first if first in CHAPTERS or first in STUDY_LIBRARIES else None
 
 
 def forbidden_chapters(chapter: str | None, imported: set[str]) -> set[str]:
     """The chapters' subpackages that code of `chapter` (None: shared code) may not import: every other
-    chapter's, except that a study may import the papers'."""
-    allowed = {chapter} | (set(PAPERS) if chapter in STUDIES else set())
-    return {name for name in imported if name in CHAPTERS} - allowed
+    chapter's, except that a study may import the papers'; and the studies' own library (subjects/) for
+    anything but a study (a paper's figure hash leaves that library out)."""
+    allowed = {chapter} | (set(PAPERS) | set(STUDY_LIBRARIES) if chapter in STUDIES else set())
+    if chapter in STUDY_LIBRARIES:
+        allowed |= set(STUDY_LIBRARIES)
+    return {name for name in imported if name in CHAPTERS or name in STUDY_LIBRARIES} - allowed
 
 
 def test_the_chapter_import_rule_on_known_cases():
-    assert forbidden_chapters("aiq", {"stats", "subjects", "aiq"}) == set()  # shared library: any chapter
+    assert forbidden_chapters("aiq", {"stats", "aiq"}) == set()  # shared library: any chapter
+    assert forbidden_chapters("aiq", {"subjects"}) == {"subjects"}  # the studies' library: studies only
     assert forbidden_chapters("aiq", {"gindex"}) == {"gindex"}  # papers never import each other
     assert forbidden_chapters("aiq", {"agreement"}) == {"agreement"}  # nor a study
     assert forbidden_chapters("agreement", {"survival", "aiq", "combined", "gindex", "agitb", "subjects"}) == set()
-    assert forbidden_chapters(None, {"subjects", "stats"}) == set()
-    assert forbidden_chapters(None, {"aiq"}) == {"aiq"}  # shared code (subjects/ too) imports no chapter
+    assert forbidden_chapters(None, {"stats"}) == set()
+    assert forbidden_chapters(None, {"subjects"}) == {"subjects"}
+    assert forbidden_chapters("subjects", {"subjects", "stats"}) == set()
+    assert forbidden_chapters("subjects", {"aiq"}) == {"aiq"}  # the subjects import no chapter
     assert forbidden_chapters(None, {"agreement"}) == {"agreement"}
 
 

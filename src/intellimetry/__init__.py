@@ -10,3 +10,6 @@ STUDIES = ("agreement",)
 # Every chapter of the book: a figure-id prefix and a folder under notebooks/, data/reference/, figures/<profile>/
 # and book/.
 CHAPTERS = PAPERS + STUDIES
+# Library used by the studies only (the subjects every measure is applied to): no paper imports it, so a
+# paper figure's hash leaves it out and editing it re-runs the studies' figures alone.
+STUDY_LIBRARIES = ("subjects",)

@@ -18,7 +18,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from intellimetry import CHAPTERS, paths
+from intellimetry import CHAPTERS, STUDIES, STUDY_LIBRARIES, paths
 from intellimetry.digests import sha256_file
 from intellimetry.pipeline.registry import Figure
 
@@ -58,9 +58,11 @@ def file_hashes(root: Path, relatives: list[str], required: bool = False) -> dic
 
 def excluded_subpackages(figure: Figure) -> set[str]:
     """Top-level folders of the package a figure's hash leaves out: tooling and the other chapters'
-    subpackages (papers and studies) that it does not list under `depends`."""
+    subpackages (papers and studies) that it does not list under `depends`, and for a paper's figure
+    the studies' own library (STUDY_LIBRARIES: no paper imports it)."""
     used = {figure.paper, *figure.depends}
-    return set(TOOLING) | {chapter for chapter in CHAPTERS if chapter not in used}
+    study_only = set() if figure.paper in STUDIES else set(STUDY_LIBRARIES)
+    return set(TOOLING) | study_only | {chapter for chapter in CHAPTERS if chapter not in used}
 
 
 def library_sources(figure: Figure, root: Path) -> list[str]:
