@@ -1,0 +1,120 @@
+"""The chapter's values: the matrix with intervals over seeds, the agreement analysis, and the
+statistics its findings (data/reference/agreement/items.yaml, kind `finding`) are judged on, for the
+subjects and, as the control, for the same matrix with each measure's subjects shuffled.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from intellimetry.agreement import analysis
+from intellimetry.agreement.study import LEARNER_KINDS, attributes, subset_rows
+from intellimetry.stats import mean_interval
+
+
+def _finite(x) -> float | None:
+    x = float(x)
+    return x if np.isfinite(x) else None
+
+
+def matrix_values(bases, matrix: dict) -> dict:
+    """Per measure and subject: the mean over seeds and its t interval (None where undefined)."""
+    out = {}
+    for measure, cells in matrix.items():
+        rows = {}
+        for spec, seeds in zip(bases, np.asarray(cells, dtype=float)):
+            finite = seeds[np.isfinite(seeds)]
+            if finite.size >= 2 and np.ptp(finite) > 0:
+                interval = mean_interval(finite)
+                rows[spec.name] = {"mean": interval.estimate, "low": interval.low, "high": interval.high,
+                                   "seeds": int(finite.size)}
+            else:
+                mean = _finite(finite.mean()) if finite.size else None
+                rows[spec.name] = {"mean": mean, "low": mean, "high": mean, "seeds": int(finite.size)}
+        out[measure] = rows
+    return out
+
+
+def random_last(bases, matrix: dict) -> dict:
+    """Per measure: whether the random subject's mean lies below every learner's (families, lookup)."""
+    means = analysis.subject_means(matrix)
+    kinds = np.array([s.kind for s in bases])
+    random_row = int(np.flatnonzero(kinds == "random")[0])
+    learners = np.isin(kinds, LEARNER_KINDS)
+    return {m: bool(np.isfinite(v[random_row]) and (v[learners] > v[random_row]).all()) for m, v in means.items()}
+
+
+def finding_statistics(bases, matrix: dict, resamples: int, permutations: int, rng: np.random.Generator) -> dict:
+    """What the findings read, for one matrix (the subjects', or the shuffled control's)."""
+    last = random_last(bases, matrix)
+    everyone = analysis.agreement(matrix, resamples, rng)
+    rows = subset_rows(bases, matrix)
+    learners = analysis.agreement(matrix, resamples, rng, rows["learners"])
+    drop_draws = everyone["mean_draws"] - learners["mean_draws"]
+    factors = analysis.factor_analysis(matrix, permutations, rng)
+    lows = [low for low, _ in everyone["interval"].values()]
+    return {
+        "random_last": last, "random_last_all": all(last.values()),
+        "min_tau_low": _finite(np.nanmin(lows)) if np.isfinite(lows).any() else None,
+        "first_share": factors["first_share"], "factors_retained": factors["factors"],
+        "one_factor": factors["factors"] == 1 and factors["first_share"] > 0.5,
+        "subset_drop": everyone["mean_tau"] - learners["mean_tau"],
+        "subset_drop_interval": analysis.percentile_interval(drop_draws),
+    }
+
+
+def matrix_page_values(run: dict, design, seed: int) -> dict:
+    """The matrix figure's values: every cell with its interval, the suite's quantities, and Finding 1
+    (the random subject last under every measure) for the subjects and the shuffled control."""
+    bases, matrix = run["subjects"], run["matrix"]
+    rng = np.random.default_rng([seed, 19])
+    decay_status = [r["status"] for r in run["rates"]]
+    last = random_last(bases, matrix)
+    control = random_last(bases, analysis.shuffled(matrix, rng))
+    return {
+        "subjects": [s.name for s in bases], "measures": list(matrix), "seeds": design.seeds,
+        "worlds": [w.name for w in run["tests"].worlds],
+        "ceilings": {w.name: w.ceiling() for w in run["tests"].worlds},
+        "matrix": matrix_values(bases, matrix),
+        "per_seed": {m: np.asarray(v, dtype=float).tolist() for m, v in matrix.items()},
+        "suite": {"complexity": dict(zip(run["suite"]["space"].names, run["suite"]["space"].complexity.tolist())),
+                  "weights": run["suite"]["weights"],
+                  "difficulty_epochs": {k: d["epochs"] for k, d in run["suite"]["difficulties"].items()},
+                  "omega": run["suite"]["omega"].tolist()},
+        "decay_fitted_share": float(np.mean([s == "measured" for s in decay_status])),
+        "random_last": last, "random_last_all": all(last.values()),
+        "control": {"random_last": control, "random_last_all": all(control.values())},
+    }
+
+
+def agreement_values(run: dict, design, resamples: int, permutations: int, seed: int) -> dict:
+    """The agreement figure's values: τ with intervals, the subsets, the factors, the least agreeing
+    pair and what each measure rewards, and Findings 2-4 for the subjects and the shuffled control."""
+    bases, matrix = run["subjects"], run["matrix"]
+    names = [s.name for s in bases]
+    rng = np.random.default_rng([seed, 17])
+    means = analysis.subject_means(matrix)
+    everyone = analysis.agreement(matrix, resamples, rng)
+    subsets = {}
+    for subset, rows in subset_rows(bases, matrix).items():
+        result = analysis.agreement(matrix, resamples, rng, rows)
+        subsets[subset] = {"subjects": int(len(rows)), "mean_tau": _finite(result["mean_tau"]),
+                           "interval": result["mean_interval"],
+                           "tau": {k: _finite(v) for k, v in result["tau"].items()}}
+    worst = analysis.least_agreeing(everyone["tau"])
+    statistics = finding_statistics(bases, matrix, resamples, permutations, rng)
+    control = finding_statistics(bases, analysis.shuffled(matrix, rng), resamples, permutations, rng)
+    return {
+        "subjects": names, "measures": list(matrix), "seeds": design.seeds,
+        "matrix": matrix_values(bases, matrix),
+        "tau": {k: _finite(v) for k, v in everyone["tau"].items()}, "tau_interval": everyone["interval"],
+        "mean_tau": everyone["mean_tau"], "mean_tau_interval": everyone["mean_interval"],
+        "subsets": subsets,
+        "factors": analysis.factor_analysis(matrix, permutations, rng),
+        "least_agreeing": worst, "least_tau": _finite(everyone["tau"][worst]),
+        "swaps": analysis.rank_swaps(means, worst, names),
+        "rewards": {m: {k: _finite(t) for k, t in row.items()}
+                    for m, row in analysis.rewards(means, attributes(bases, run["records"], design.seeds)).items()},
+        "decay_fitted_share": float(np.mean([r["status"] == "measured" for r in run["rates"]])),
+        "distinct_measures": int(sum(np.ptp(v[np.isfinite(v)]) > 0 for v in means.values())),
+        **statistics, "control": control,
+    }

@@ -1,0 +1,186 @@
+"""The five measures applied to the same subjects, each through its own chapter's code.
+
+What a subject does in the worlds (`evaluate_subject`) feeds four measures; AGITB runs the subject
+itself as an online model. Each measure, and the one function of its chapter it calls:
+
+    decay rate   survival.decay_rate.estimate_decay_rate on the failure counts pooled over the
+                 worlds (the rank of the right symbol among the 16; survival.failure_counts)
+    AIQ          aiq.study.intelligence_space (MCCP complexities from the subject pool, dissimilarity
+                 by mixing two worlds) and Space.aiq relative to the suite's full volume
+    mixed score  combined.scoring: difficulty of each world = the mean number of training chunks a
+                 reference network needs to reach 90 % of the world's ceiling, weights by Eq. 1,
+                 the score by Eq. 3
+    g-index      gindex.gindex.g_index: skill θ = accuracy per world, domain distance Ω from how
+                 badly one world's oracle predicts another, samples = the symbols read per world,
+                 experience from the training compute (log2(1 + petaFLOPs))
+    AGITB        agitb.axioms.run_suite, tests 1-11: the number passed
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from intellimetry.agitb.axioms import Settings, run_suite
+from intellimetry.aiq.measures import dissimilarity, mccp
+from intellimetry.aiq.study import intelligence_space
+from intellimetry.combined.scoring import difficulty, difficulty_weights, mixed_score
+from intellimetry.gindex.gindex import experience, g_index
+from intellimetry.subjects.learners import FAMILIES, Spec, make_learner
+from intellimetry.subjects.online import online_factory
+from intellimetry.subjects.worlds import World, mixture_episodes
+from intellimetry.survival.decay_rate import estimate_decay_rate
+from intellimetry.survival.failure_counts import failure_counts
+
+MEASURES = ("decay rate", "AIQ", "mixed score", "g-index", "AGITB")
+SKIP = 3  # scored positions start here in every world: every subject has seen three symbols (the highest order)
+EPISODE_LENGTH = 16
+AGITB_TESTS = tuple(range(1, 12))  # test 12 (real-time liveness) times the machine: it fails every candidate
+FLOPS_PER_WEIGHT_STEP = 6  # forward and backward, the usual estimate of training compute
+PETA = 1e15
+DIFFICULTY_SHARE = 0.9  # a world is learnt at 90 % of its ceiling accuracy
+
+
+@dataclass(frozen=True)
+class Tests:
+    """What every subject is scored on: the worlds and their held-out test episodes."""
+    worlds: tuple[World, ...]
+    episodes: tuple[np.ndarray, ...]
+
+
+def training_episodes(world: World, symbols: int, seed: int, stream: int) -> np.ndarray:
+    """The `symbols` (rounded down to whole episodes) a subject with `seed` reads in a world."""
+    rng = np.random.default_rng([seed, stream, 7])
+    return world.sample(max(1, symbols // EPISODE_LENGTH), EPISODE_LENGTH, rng)
+
+
+def failures_in(learner, episodes: np.ndarray) -> np.ndarray:
+    """Failure counts of every scored event: candidates scored above the right symbol."""
+    scores = learner.scores(episodes, SKIP)
+    targets = episodes[:, SKIP:]
+    return failure_counts(scores.reshape(-1, scores.shape[-1]), targets.ravel())
+
+
+def evaluate_subject(tests: Tests, spec: Spec, curriculum: int) -> dict:
+    """Train a fresh copy of the subject in each world (on `spec.budget` symbols; a baseline is offered
+    `curriculum` symbols and reads none) and score it on the test episodes: per world its accuracy,
+    the histogram of its failure counts, its size; the samples offered and the training compute."""
+    accuracy, histograms, sizes, flops = [], [], [], 0.0
+    symbols = spec.budget if spec.learns else curriculum
+    for stream, (world, episodes) in enumerate(zip(tests.worlds, tests.episodes)):
+        learner = make_learner(spec, world.alphabet, stream)
+        if spec.learns:
+            learner.fit(training_episodes(world, spec.budget, spec.seed, stream))
+        failures = failures_in(learner, episodes)
+        accuracy.append(float(np.mean(failures == 0)))
+        histograms.append(np.bincount(failures, minlength=world.alphabet).tolist())
+        sizes.append(learner.parameters())
+        if spec.kind in FAMILIES:
+            flops += FLOPS_PER_WEIGHT_STEP * learner.parameters() * spec.budget
+        elif spec.kind == "lookup":
+            flops += 3 * spec.budget  # three table increments per symbol read
+    return {"accuracy": accuracy, "histograms": histograms, "sizes": sizes, "samples": symbols,
+            "petaflops": flops / PETA}
+
+
+def agitb_passes(spec: Spec, settings: Settings, seed: int) -> dict:
+    """AGITB tests 1-11 on the subject as an online model: how many pass, and each verdict."""
+    results = run_suite(online_factory(spec), settings, seed, tests=AGITB_TESTS)
+    return {"passed": sum(r.verdict == "pass" for r in results), "verdicts": [r.verdict for r in results]}
+
+
+# --------------------------------------------------------------------------- the measures
+
+def decay_rate(histograms: list, support: int, resamples: int, rng: np.random.Generator) -> dict:
+    """The decay-rate row of the pooled failure counts (alpha None when no rate was fitted)."""
+    counts = np.sum(np.asarray(histograms), axis=0)
+    failures = np.repeat(np.arange(counts.size), counts)
+    return estimate_decay_rate(failures, 1, support, resamples, rng)
+
+
+def world_complexities(sizes: np.ndarray, accuracy: np.ndarray) -> np.ndarray:
+    """MCCP of each world over the subject pool: sizes and accuracies (subjects, worlds)."""
+    return np.array([mccp(sizes[:, w], accuracy[:, w]) for w in range(accuracy.shape[1])])
+
+
+def mixing_curve(first: World, second: World, reference: Spec, shares, test_episodes: int, seed: int) -> list[float]:
+    """Accuracy of the reference learner trained and tested on mixtures of two worlds, per share of
+    the first (AIQ's dissimilarity by mixing)."""
+    curve = []
+    for k, share in enumerate(shares):
+        rng = np.random.default_rng([seed, k, 11])
+        learner = make_learner(reference, first.alphabet, k)
+        learner.fit(mixture_episodes(first, second, share, max(1, reference.budget // EPISODE_LENGTH),
+                                     EPISODE_LENGTH, rng))
+        test = mixture_episodes(first, second, share, test_episodes, EPISODE_LENGTH, rng)
+        curve.append(float(np.mean(failures_in(learner, test) == 0)))
+    return curve
+
+
+def aiq_space(tests: Tests, sizes, accuracy, reference: Spec, shares, seed: int):
+    """The suite's intelligence space: complexities from the pool, dissimilarities from mixing."""
+    worlds = tests.worlds
+    n = len(worlds)
+    ds = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                curve = mixing_curve(worlds[i], worlds[j], reference, shares, tests.episodes[0].shape[0], seed + 31 * i + j)
+                ds[i, j] = dissimilarity(np.asarray(shares), curve)
+    return intelligence_space([w.name for w in worlds], world_complexities(sizes, accuracy), ds)
+
+
+def relative_aiq(space, accuracy) -> float:
+    return float(space.aiq(np.asarray(accuracy)) / space.volume())
+
+
+def learning_curves(tests: Tests, reference: Spec, chunks: int, agents: int) -> list[np.ndarray]:
+    """Per world, the reference network's test accuracy after each of `chunks` equal parts of its
+    budget, for `agents` fresh networks: arrays (chunks, agents)."""
+    curves = []
+    for stream, (world, episodes) in enumerate(zip(tests.worlds, tests.episodes)):
+        curve = np.zeros((chunks, agents))
+        for agent in range(agents):
+            spec = Spec(reference.kind, reference.capacity, reference.budget, reference.seed + agent)
+            learner = make_learner(spec, world.alphabet, stream)
+            data = training_episodes(world, reference.budget, spec.seed, stream)
+            for chunk, part in enumerate(np.array_split(data, chunks)):
+                learner.fit(part)
+                curve[chunk, agent] = np.mean(failures_in(learner, episodes) == 0)
+        curves.append(curve)
+    return curves
+
+
+def mixed_weights(tests: Tests, curves: list[np.ndarray]) -> tuple[dict, dict]:
+    """combined.scoring's difficulty of each world (threshold: 90 % of its ceiling) and the weights."""
+    difficulties = {world.name: difficulty(curve, DIFFICULTY_SHARE * world.ceiling())
+                    for world, curve in zip(tests.worlds, curves)}
+    return difficulties, difficulty_weights({name: d["epochs"] for name, d in difficulties.items()})
+
+
+def mixed(accuracy, names, weights: dict) -> float:
+    return mixed_score(dict(zip(names, accuracy)), weights)
+
+
+def domain_distance(tests: Tests) -> np.ndarray:
+    """Ω(j, i) = 1 - (accuracy of world i's oracle on world j) / (world j's oracle's), in [0, 1]."""
+    n = len(tests.worlds)
+    omega = np.zeros((n, n))
+    for j, (world_j, episodes) in enumerate(zip(tests.worlds, tests.episodes)):
+        own = _oracle_accuracy(world_j, world_j, episodes)
+        for i, world_i in enumerate(tests.worlds):
+            if i != j:
+                omega[j, i] = np.clip(1 - _oracle_accuracy(world_i, world_j, episodes) / own, 0, 1)
+    return omega
+
+
+def _oracle_accuracy(predictor: World, world: World, episodes: np.ndarray) -> float:
+    """Accuracy on `world`'s episodes of `predictor`'s Bayes-optimal guess (ties to the lowest symbol)."""
+    scores = predictor.oracle_scores(episodes)[:, SKIP - predictor.order:]
+    return float(np.mean(scores.argmax(axis=2) == episodes[:, SKIP:]))
+
+
+def gindex_of(accuracy, omega, samples: int, petaflops: float) -> float:
+    """The g-index with skill θ = accuracy, the same curriculum of `samples` symbols in every world."""
+    n = len(accuracy)
+    return g_index(np.asarray(accuracy), omega, np.full(n, samples), experience(petaflops, mode="log2_1p"))

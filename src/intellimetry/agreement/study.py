@@ -1,0 +1,202 @@
+"""The measure x subject sweep: every subject and seed through the five measures, in parallel, cached.
+
+`Design` fixes the subjects (families x capacities x budgets, the three baselines, seeds), the worlds
+and each measure's settings. `run_sweep(design)` evaluates every subject in every world and on AGITB
+through `intellimetry.parallel.parallel_map` (locally, or on a Dask cluster), builds the suite-level
+quantities the measures need (AIQ's space, the mixed test's weights, the g-index's distances) and
+returns the matrix: for every measure an array (subjects, seeds). The whole record is stored in the
+model cache under a key of the design, so a second figure of the chapter reads it instead of
+recomputing it.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from intellimetry.agitb.axioms import Settings
+from intellimetry.agreement import measures
+from intellimetry.cache import ModelCache, TrainingCode
+from intellimetry.checks import check_choice, check_int
+from intellimetry.parallel import parallel_map, task_seed
+from intellimetry.subjects import kernels, learners, online, worlds
+from intellimetry.subjects.learners import FAMILIES, Spec
+
+LEARNER_KINDS = FAMILIES + ("lookup",)  # the subjects that learn: "learners only" in the subset analysis
+
+
+@dataclass(frozen=True)
+class Design:
+    families: tuple[str, ...]
+    capacities: tuple[int, ...]
+    budgets: tuple[int, ...]
+    seeds: int
+    world_seed: int
+    test_episodes: int
+    simulated_infinity: int
+    repetitions: int
+    runs_per_trial: int
+    mix_shares: tuple[float, ...]
+    curve_chunks: int
+    curve_agents: int
+    reference_capacity: int
+    decay_resamples: int
+
+    def __post_init__(self):
+        for family in self.families:
+            check_choice("family", family, FAMILIES)
+        for value in (*self.capacities, *self.budgets):
+            check_int("capacity or budget", value, 1)
+        check_int("seeds", self.seeds, 1)
+        check_int("test_episodes", self.test_episodes, 1)
+        if len(self.mix_shares) < 2 or self.mix_shares[0] != 0 or self.mix_shares[-1] != 1:
+            raise ValueError(f"mix_shares must run from 0 to 1, got {self.mix_shares}")
+
+    @property
+    def settings(self) -> Settings:
+        return Settings(simulated_infinity=self.simulated_infinity, repetitions=self.repetitions,
+                        runs_per_trial=self.runs_per_trial)
+
+    @property
+    def reference(self) -> Spec:
+        """The network that mixes worlds for AIQ and times the worlds' difficulty for the mixed test."""
+        return Spec("mlp", self.reference_capacity, max(self.budgets), self.world_seed)
+
+
+def subjects(design: Design) -> list[Spec]:
+    """Every subject without its seed (seed 0): learners by family, capacity and budget, then lookup
+    per budget, then constant and random."""
+    specs = [Spec(f, c, b) for f in design.families for c in design.capacities for b in design.budgets]
+    specs += [Spec("lookup", 0, b) for b in design.budgets]
+    return specs + [Spec("constant"), Spec("random")]
+
+
+def seeded(spec: Spec, seed: int) -> Spec:
+    return Spec(spec.kind, spec.capacity, spec.budget, seed)
+
+
+def make_tests(design: Design) -> measures.Tests:
+    chosen = worlds.make_worlds(seed=design.world_seed)
+    rng = np.random.default_rng([design.world_seed, 5])
+    return measures.Tests(tuple(chosen), tuple(w.sample(design.test_episodes, measures.EPISODE_LENGTH, rng)
+                                               for w in chosen))
+
+
+def _subject_task(shared: tuple, task: tuple) -> dict:
+    """One subject and seed: the worlds, and AGITB where this spec is the one that runs it."""
+    tests, design = shared
+    spec, with_agitb = task
+    record = measures.evaluate_subject(tests, spec, max(design.budgets))
+    if with_agitb:
+        record["agitb"] = measures.agitb_passes(spec, design.settings, task_seed("agitb", spec.seed))
+    return record
+
+
+def agitb_key(spec: Spec) -> tuple:
+    """AGITB trains a subject itself (SimulatedInfinity): subjects differing only in budget are one."""
+    return spec.kind, spec.capacity, spec.seed
+
+
+def sweep_records(design: Design, workers: int = 1, progress: bool = True) -> tuple[measures.Tests, list, list]:
+    tests = make_tests(design)
+    bases = subjects(design)
+    tasks, seen = [], set()
+    for base in bases:
+        for seed in range(design.seeds):
+            spec = seeded(base, seed)
+            tasks.append((spec, agitb_key(spec) not in seen))
+            seen.add(agitb_key(spec))
+    records = parallel_map(_subject_task, tasks, workers=workers, shared=(tests, design),
+                           desc="subjects", progress=progress)
+    agitb = {agitb_key(spec): r["agitb"] for (spec, has), r in zip(tasks, records) if has}
+    for (spec, _), record in zip(tasks, records):
+        record["agitb"] = agitb[agitb_key(spec)]
+    return tests, bases, records
+
+
+def suite_quantities(design: Design, tests: measures.Tests, records: list) -> dict:
+    """What the measures need from the whole suite: AIQ's space, the mixed weights, Ω."""
+    sizes = np.array([r["sizes"] for r in records], dtype=float)
+    accuracy = np.array([r["accuracy"] for r in records])
+    space = measures.aiq_space(tests, sizes, accuracy, design.reference, design.mix_shares, design.world_seed)
+    curves = measures.learning_curves(tests, design.reference, design.curve_chunks, design.curve_agents)
+    difficulties, weights = measures.mixed_weights(tests, curves)
+    return {"space": space, "difficulties": difficulties, "weights": weights,
+            "omega": measures.domain_distance(tests), "curves": [c.tolist() for c in curves]}
+
+
+def measure_matrix(design: Design, tests: measures.Tests, records: list, suite: dict) -> dict:
+    """{measure: (subjects, seeds) array} and the decay-rate rows behind the first."""
+    names = [w.name for w in tests.worlds]
+    n_subjects = len(records) // design.seeds
+    matrix = {m: np.full((n_subjects, design.seeds), np.nan) for m in measures.MEASURES}
+    rates = []
+    for index, record in enumerate(records):
+        row, seed = divmod(index, design.seeds)
+        rng = np.random.default_rng([design.world_seed, index, 3])
+        rate = measures.decay_rate(record["histograms"], worlds.ALPHABET, design.decay_resamples, rng)
+        rates.append({k: rate[k] for k in ("alpha", "ci_low", "ci_high", "status", "events_in_range")})
+        cells = {
+            "decay rate": np.nan if rate["alpha"] is None else rate["alpha"],
+            "AIQ": measures.relative_aiq(suite["space"], record["accuracy"]),
+            "mixed score": measures.mixed(record["accuracy"], names, suite["weights"]),
+            "g-index": measures.gindex_of(record["accuracy"], suite["omega"], record["samples"], record["petaflops"]),
+            "AGITB": record["agitb"]["passed"],
+        }
+        for measure, value in cells.items():
+            matrix[measure][row, seed] = value
+    return {"matrix": matrix, "rates": rates}
+
+
+CODE = TrainingCode("agreement-sweep", 1, packages=("numpy", "numba"), definitions=(
+    kernels._learn, kernels._predict, kernels.step, kernels.run_episodes, kernels.feed_sequence,
+    learners.Network, learners.Lookup, learners.Constant, learners.Random, learners.make_learner,
+    online.NetworkModel, online.LookupModel, online.ConstantModel, online.RandomModel,
+    worlds.World, worlds.make_world, worlds.mixture_episodes,
+    measures.evaluate_subject, measures.failures_in, measures.training_episodes, measures.agitb_passes,
+    measures.mixing_curve, measures.learning_curves, measures.domain_distance, measures._oracle_accuracy,
+    _subject_task, sweep_records))
+
+
+def run_sweep(design: Design, workers: int = 1, progress: bool = True, cache_root=None) -> dict:
+    """The sweep's records (from the model cache when this design was run before) with the suite's
+    quantities and the matrix; arrays as lists in the cached record."""
+    cache = ModelCache(CODE, cache_root)
+    key = cache.key(design=asdict(design))
+    with cache.claim(key):
+        stored = cache.load_json(key)
+        if stored is None or stored.get("key") != key:
+            tests, bases, records = sweep_records(design, workers, progress)
+            stored = {"key": key, "subjects": [asdict(s) for s in bases], "records": records}
+            cache.store_json(key, stored)
+    tests = make_tests(design)
+    bases = [Spec(**s) for s in stored["subjects"]]
+    suite = suite_quantities(design, tests, stored["records"])
+    result = measure_matrix(design, tests, stored["records"], suite)
+    return {"tests": tests, "subjects": bases, "records": stored["records"], "suite": suite, **result}
+
+
+def attributes(bases: list[Spec], records: list, seeds: int) -> dict:
+    """Per subject: log2 capacity and budget (NaN where none), mean size and mean accuracy."""
+    rows = [records[i * seeds:(i + 1) * seeds] for i in range(len(bases))]
+    return {
+        "capacity": np.array([np.log2(s.capacity) if s.kind in FAMILIES else np.nan for s in bases]),
+        "budget": np.array([np.log2(s.budget) if s.learns else np.nan for s in bases]),
+        "size": np.array([np.mean([np.mean(r["sizes"]) for r in row]) for row in rows]),
+        "accuracy": np.array([np.mean([np.mean(r["accuracy"]) for r in row]) for row in rows]),
+    }
+
+
+def subset_rows(bases: list[Spec], matrix: dict) -> dict:
+    """The subject subsets of the agreement analysis, as row indices."""
+    from intellimetry.agreement.analysis import top_half
+
+    kinds = np.array([s.kind for s in bases])
+    chosen = {"all": np.arange(len(bases)), "learners": np.flatnonzero(np.isin(kinds, LEARNER_KINDS))}
+    for family in FAMILIES:
+        rows = np.flatnonzero(kinds == family)
+        if rows.size:
+            chosen[family] = rows
+    chosen["top half"] = top_half(matrix)
+    return chosen
+
