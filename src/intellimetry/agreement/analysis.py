@@ -81,7 +81,8 @@ def agreement(values: dict, resamples: int, rng: np.random.Generator, rows=None,
     draws = bootstrap_taus(values, resamples, rng, pick)
     mean_draws = np.nanmean(np.vstack(list(draws.values())), axis=0)
     return {"tau": point, "interval": {k: percentile_interval(d, level) for k, d in draws.items()},
-            "mean_tau": float(np.nanmean(list(point.values()))), "mean_interval": percentile_interval(mean_draws, level),
+            "mean_tau": float(np.nanmean(list(point.values()))),
+            "mean_interval": percentile_interval(mean_draws, level),
             "mean_draws": mean_draws}
 
 

@@ -43,14 +43,17 @@ def random_last(bases, matrix: dict) -> dict:
     return {m: bool(np.isfinite(v[random_row]) and (v[learners] > v[random_row]).all()) for m, v in means.items()}
 
 
-def finding_statistics(bases, matrix: dict, resamples: int, permutations: int, rng: np.random.Generator) -> dict:
-    """What the findings read, for one matrix (the subjects', or the shuffled control's)."""
+def finding_statistics(bases, matrix: dict, resamples: int, permutations: int, rng: np.random.Generator,
+                       known: dict | None = None) -> dict:
+    """What the findings read, for one matrix (the subjects', or the shuffled control's). `known` holds
+    what was already computed for it: "all" and "learners" (agreement()) and "factors"."""
+    known = known or {}
     last = random_last(bases, matrix)
-    everyone = analysis.agreement(matrix, resamples, rng)
-    rows = subset_rows(bases, matrix)
-    learners = analysis.agreement(matrix, resamples, rng, rows["learners"])
+    everyone = known.get("all") or analysis.agreement(matrix, resamples, rng)
+    learners = known.get("learners") or analysis.agreement(matrix, resamples, rng,
+                                                           subset_rows(bases, matrix)["learners"])
     drop_draws = everyone["mean_draws"] - learners["mean_draws"]
-    factors = analysis.factor_analysis(matrix, permutations, rng)
+    factors = known.get("factors") or analysis.factor_analysis(matrix, permutations, rng)
     lows = [low for low, _ in everyone["interval"].values()]
     return {
         "random_last": last, "random_last_all": all(last.values()),
@@ -60,6 +63,16 @@ def finding_statistics(bases, matrix: dict, resamples: int, permutations: int, r
         "subset_drop": everyone["mean_tau"] - learners["mean_tau"],
         "subset_drop_interval": analysis.percentile_interval(drop_draws),
     }
+
+
+def accuracy_by_world(run: dict, seeds: int) -> dict:
+    """Per subject, its mean accuracy over seeds in each world (what the measures weigh differently)."""
+    names = [w.name for w in run["tests"].worlds]
+    out = {}
+    for index, spec in enumerate(run["subjects"]):
+        rows = np.array([r["accuracy"] for r in run["records"][index * seeds:(index + 1) * seeds]])
+        out[spec.name] = dict(zip(names, rows.mean(axis=0).tolist()))
+    return out
 
 
 def matrix_page_values(run: dict, design, seed: int) -> dict:
@@ -76,6 +89,7 @@ def matrix_page_values(run: dict, design, seed: int) -> dict:
         "ceilings": {w.name: w.ceiling() for w in run["tests"].worlds},
         "matrix": matrix_values(bases, matrix),
         "per_seed": {m: np.asarray(v, dtype=float).tolist() for m, v in matrix.items()},
+        "accuracy_by_world": accuracy_by_world(run, design.seeds),
         "suite": {"complexity": dict(zip(run["suite"]["space"].names, run["suite"]["space"].complexity.tolist())),
                   "weights": run["suite"]["weights"],
                   "difficulty_epochs": {k: d["epochs"] for k, d in run["suite"]["difficulties"].items()},
@@ -93,15 +107,17 @@ def agreement_values(run: dict, design, resamples: int, permutations: int, seed:
     names = [s.name for s in bases]
     rng = np.random.default_rng([seed, 17])
     means = analysis.subject_means(matrix)
-    everyone = analysis.agreement(matrix, resamples, rng)
-    subsets = {}
-    for subset, rows in subset_rows(bases, matrix).items():
-        result = analysis.agreement(matrix, resamples, rng, rows)
-        subsets[subset] = {"subjects": int(len(rows)), "mean_tau": _finite(result["mean_tau"]),
-                           "interval": result["mean_interval"],
-                           "tau": {k: _finite(v) for k, v in result["tau"].items()}}
+    chosen = subset_rows(bases, matrix)
+    results = {subset: analysis.agreement(matrix, resamples, rng, rows) for subset, rows in chosen.items()}
+    everyone = results["all"]
+    subsets = {subset: {"subjects": int(len(rows)), "mean_tau": _finite(results[subset]["mean_tau"]),
+                        "interval": results[subset]["mean_interval"],
+                        "tau": {k: _finite(v) for k, v in results[subset]["tau"].items()}}
+               for subset, rows in chosen.items()}
     worst = analysis.least_agreeing(everyone["tau"])
-    statistics = finding_statistics(bases, matrix, resamples, permutations, rng)
+    factors = analysis.factor_analysis(matrix, permutations, rng)
+    statistics = finding_statistics(bases, matrix, resamples, permutations, rng,
+                                    {"all": everyone, "learners": results["learners"], "factors": factors})
     control = finding_statistics(bases, analysis.shuffled(matrix, rng), resamples, permutations, rng)
     return {
         "subjects": names, "measures": list(matrix), "seeds": design.seeds,
@@ -109,9 +125,10 @@ def agreement_values(run: dict, design, resamples: int, permutations: int, seed:
         "tau": {k: _finite(v) for k, v in everyone["tau"].items()}, "tau_interval": everyone["interval"],
         "mean_tau": everyone["mean_tau"], "mean_tau_interval": everyone["mean_interval"],
         "subsets": subsets,
-        "factors": analysis.factor_analysis(matrix, permutations, rng),
+        "factors": factors,
         "least_agreeing": worst, "least_tau": _finite(everyone["tau"][worst]),
         "swaps": analysis.rank_swaps(means, worst, names),
+        "accuracy_by_world": accuracy_by_world(run, design.seeds),
         "rewards": {m: {k: _finite(t) for k, t in row.items()}
                     for m, row in analysis.rewards(means, attributes(bases, run["records"], design.seeds)).items()},
         "decay_fitted_share": float(np.mean([r["status"] == "measured" for r in run["rates"]])),

@@ -117,17 +117,23 @@ def mixing_curve(first: World, second: World, reference: Spec, shares, test_epis
     return curve
 
 
-def aiq_space(tests: Tests, sizes, accuracy, reference: Spec, shares, seed: int):
-    """The suite's intelligence space: complexities from the pool, dissimilarities from mixing."""
+def dissimilarities(tests: Tests, reference: Spec, shares, seed: int) -> np.ndarray:
+    """DS of every ordered pair of worlds, by mixing them (aiq.measures.dissimilarity)."""
     worlds = tests.worlds
     n = len(worlds)
     ds = np.zeros((n, n))
     for i in range(n):
         for j in range(n):
             if i != j:
-                curve = mixing_curve(worlds[i], worlds[j], reference, shares, tests.episodes[0].shape[0], seed + 31 * i + j)
+                curve = mixing_curve(worlds[i], worlds[j], reference, shares, tests.episodes[0].shape[0],
+                                     seed + 31 * i + j)
                 ds[i, j] = dissimilarity(np.asarray(shares), curve)
-    return intelligence_space([w.name for w in worlds], world_complexities(sizes, accuracy), ds)
+    return ds
+
+
+def aiq_space(tests: Tests, mccps, ds):
+    """The suite's intelligence space (aiq.study.intelligence_space) from the worlds' MCCPs and DS."""
+    return intelligence_space([w.name for w in tests.worlds], np.asarray(mccps), np.asarray(ds))
 
 
 def relative_aiq(space, accuracy) -> float:

@@ -14,15 +14,22 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from intellimetry.agitb.axioms import Settings
+from intellimetry.agitb.axioms import TESTS, Settings, run_suite
 from intellimetry.agreement import measures
+from intellimetry.aiq.measures import dissimilarity, mccp, mccp_curve
 from intellimetry.cache import ModelCache, TrainingCode
 from intellimetry.checks import check_choice, check_int
+from intellimetry.combined.scoring import difficulty, difficulty_weights, mixed_score
+from intellimetry.gindex.gindex import experience, g_index, task_contributions
 from intellimetry.parallel import parallel_map, task_seed
+from intellimetry.stats.bounded_power_law import fit_bounded_power_law
 from intellimetry.subjects import kernels, learners, online, worlds
 from intellimetry.subjects.learners import FAMILIES, Spec
+from intellimetry.survival.decay_rate import estimate_decay_rate
+from intellimetry.survival.failure_counts import failure_counts
 
 LEARNER_KINDS = FAMILIES + ("lookup",)  # the subjects that learn: "learners only" in the subset analysis
+TESTS_RUN = tuple(test.run for test in TESTS if test.number in measures.AGITB_TESTS)
 
 
 @dataclass(frozen=True)
@@ -114,19 +121,27 @@ def sweep_records(design: Design, workers: int = 1, progress: bool = True) -> tu
     return tests, bases, records
 
 
-def suite_quantities(design: Design, tests: measures.Tests, records: list) -> dict:
-    """What the measures need from the whole suite: AIQ's space, the mixed weights, Ω."""
+def suite_inputs(design: Design, tests: measures.Tests, records: list) -> dict:
+    """What the measures need from the whole suite, as plain numbers: the worlds' MCCPs over the pool
+    and their dissimilarities (AIQ), the reference network's learning curves (the mixed test's
+    difficulty) and the domain distances Ω (g-index)."""
     sizes = np.array([r["sizes"] for r in records], dtype=float)
     accuracy = np.array([r["accuracy"] for r in records])
-    space = measures.aiq_space(tests, sizes, accuracy, design.reference, design.mix_shares, design.world_seed)
     curves = measures.learning_curves(tests, design.reference, design.curve_chunks, design.curve_agents)
-    difficulties, weights = measures.mixed_weights(tests, curves)
-    return {"space": space, "difficulties": difficulties, "weights": weights,
-            "omega": measures.domain_distance(tests), "curves": [c.tolist() for c in curves]}
+    return {"mccps": measures.world_complexities(sizes, accuracy).tolist(),
+            "ds": measures.dissimilarities(tests, design.reference, design.mix_shares, design.world_seed).tolist(),
+            "curves": [c.tolist() for c in curves], "omega": measures.domain_distance(tests).tolist()}
+
+
+def suite_quantities(tests: measures.Tests, inputs: dict) -> dict:
+    """The suite's objects from its inputs: AIQ's space, the mixed test's difficulties and weights, Ω."""
+    difficulties, weights = measures.mixed_weights(tests, [np.asarray(c) for c in inputs["curves"]])
+    return {"space": measures.aiq_space(tests, inputs["mccps"], inputs["ds"]), "difficulties": difficulties,
+            "weights": weights, "omega": np.asarray(inputs["omega"])}
 
 
 def measure_matrix(design: Design, tests: measures.Tests, records: list, suite: dict) -> dict:
-    """{measure: (subjects, seeds) array} and the decay-rate rows behind the first."""
+    """{measure: (subjects, seeds) list} and the decay-rate rows behind the first."""
     names = [w.name for w in tests.worlds]
     n_subjects = len(records) // design.seeds
     matrix = {m: np.full((n_subjects, design.seeds), np.nan) for m in measures.MEASURES}
@@ -145,7 +160,7 @@ def measure_matrix(design: Design, tests: measures.Tests, records: list, suite: 
         }
         for measure, value in cells.items():
             matrix[measure][row, seed] = value
-    return {"matrix": matrix, "rates": rates}
+    return {"matrix": {m: v.tolist() for m, v in matrix.items()}, "rates": rates}
 
 
 CODE = TrainingCode("agreement-sweep", 1, packages=("numpy", "numba"), definitions=(
@@ -154,26 +169,31 @@ CODE = TrainingCode("agreement-sweep", 1, packages=("numpy", "numba"), definitio
     online.NetworkModel, online.LookupModel, online.ConstantModel, online.RandomModel,
     worlds.World, worlds.make_world, worlds.mixture_episodes,
     measures.evaluate_subject, measures.failures_in, measures.training_episodes, measures.agitb_passes,
-    measures.mixing_curve, measures.learning_curves, measures.domain_distance, measures._oracle_accuracy,
-    _subject_task, sweep_records))
+    measures.mixing_curve, measures.dissimilarities, measures.learning_curves, measures.domain_distance,
+    measures._oracle_accuracy, measures.decay_rate, measures.relative_aiq, measures.mixed, measures.gindex_of,
+    measures.world_complexities, _subject_task, sweep_records, suite_inputs, measure_matrix,
+    # the measures' own code in the paper chapters: a change there re-measures the cached matrix
+    estimate_decay_rate, fit_bounded_power_law, failure_counts, mccp, mccp_curve, dissimilarity, run_suite, *TESTS_RUN,
+    difficulty, difficulty_weights, mixed_score, g_index, task_contributions, experience))
 
 
 def run_sweep(design: Design, workers: int = 1, progress: bool = True, cache_root=None) -> dict:
-    """The sweep's records (from the model cache when this design was run before) with the suite's
-    quantities and the matrix; arrays as lists in the cached record."""
+    """The sweep (from the model cache when this design was run before): the subjects, their records,
+    the suite's quantities and the matrix {measure: (subjects, seeds) array} with its decay-rate rows."""
     cache = ModelCache(CODE, cache_root)
     key = cache.key(design=asdict(design))
     with cache.claim(key):
         stored = cache.load_json(key)
         if stored is None or stored.get("key") != key:
             tests, bases, records = sweep_records(design, workers, progress)
-            stored = {"key": key, "subjects": [asdict(s) for s in bases], "records": records}
+            inputs = suite_inputs(design, tests, records)
+            stored = {"key": key, "subjects": [asdict(s) for s in bases], "records": records, "suite": inputs,
+                      **measure_matrix(design, tests, records, suite_quantities(tests, inputs))}
             cache.store_json(key, stored)
     tests = make_tests(design)
-    bases = [Spec(**s) for s in stored["subjects"]]
-    suite = suite_quantities(design, tests, stored["records"])
-    result = measure_matrix(design, tests, stored["records"], suite)
-    return {"tests": tests, "subjects": bases, "records": stored["records"], "suite": suite, **result}
+    return {"tests": tests, "subjects": [Spec(**s) for s in stored["subjects"]], "records": stored["records"],
+            "suite": suite_quantities(tests, stored["suite"]), "rates": stored["rates"],
+            "matrix": {m: np.asarray(v, dtype=float) for m, v in stored["matrix"].items()}}
 
 
 def attributes(bases: list[Spec], records: list, seeds: int) -> dict:
