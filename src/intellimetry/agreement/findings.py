@@ -34,6 +34,45 @@ def matrix_values(bases, matrix: dict) -> dict:
     return out
 
 
+def cell_text(value, low=None, high=None) -> str:
+    """A number as the tables show it (3 significant digits), with its interval when it has one."""
+    if value is None or not np.isfinite(value):
+        return "–"
+    text = f"{value:.3g}"
+    if low is None or high is None or low == high:
+        return text
+    return f"{text} [{low:.3g}, {high:.3g}]"
+
+
+def matrix_table(values: dict) -> dict:
+    """The matrix as text: a row per subject, its mean and t interval over seeds under each measure."""
+    measures = list(values)
+    subjects = list(next(iter(values.values())))
+    rows = [[name] + [cell_text(values[m][name]["mean"], values[m][name]["low"], values[m][name]["high"])
+                      for m in measures] for name in subjects]
+    return {"header": ["subject", *measures], "rows": rows}
+
+
+def agreement_tables(everyone: dict, subsets: dict, learners_tau: dict) -> dict:
+    """τ per pair (all subjects, with its interval; learners only) and mean τ per subset, as text."""
+    pairs = {"header": ["measures", "τ, all subjects [95 % interval]", "τ, learners only"],
+             "rows": [[key.replace("|", " – "), cell_text(tau, *everyone["interval"][key]),
+                       cell_text(learners_tau[key])] for key, tau in everyone["tau"].items()]}
+    chosen = {"header": ["subjects compared", "how many", "mean τ [95 % interval]"],
+              "rows": [[name, str(row["subjects"]), cell_text(row["mean_tau"], *row["interval"])]
+                       for name, row in subsets.items()]}
+    return {"pairs": pairs, "subsets": chosen}
+
+
+def swap_table(swaps: list, pair: str, accuracy: dict) -> dict:
+    """The subjects the least agreeing pair ranks furthest apart, with their accuracy in each world."""
+    a, b = pair.split("|")
+    worlds = list(next(iter(accuracy.values())))
+    rows = [[s["subject"], f"{s['rank_' + a]:.0f}", f"{s['rank_' + b]:.0f}",
+             *(f"{accuracy[s['subject']][w]:.2f}" for w in worlds)] for s in swaps]
+    return {"header": ["subject", f"rank by {a}", f"rank by {b}", *(f"accuracy: {w}" for w in worlds)], "rows": rows}
+
+
 def random_last(bases, matrix: dict) -> dict:
     """Per measure: whether the random subject's mean lies below every learner's (families, lookup)."""
     means = analysis.subject_means(matrix)
@@ -83,11 +122,12 @@ def matrix_page_values(run: dict, design, seed: int) -> dict:
     decay_status = [r["status"] for r in run["rates"]]
     last = random_last(bases, matrix)
     control = random_last(bases, analysis.shuffled(matrix, rng))
+    cells = matrix_values(bases, matrix)
     return {
         "subjects": [s.name for s in bases], "measures": list(matrix), "seeds": design.seeds,
         "worlds": [w.name for w in run["tests"].worlds],
         "ceilings": {w.name: w.ceiling() for w in run["tests"].worlds},
-        "matrix": matrix_values(bases, matrix),
+        "matrix": cells, "table": matrix_table(cells),
         "per_seed": {m: np.asarray(v, dtype=float).tolist() for m, v in matrix.items()},
         "accuracy_by_world": accuracy_by_world(run, design.seeds),
         "suite": {"complexity": dict(zip(run["suite"]["space"].names, run["suite"]["space"].complexity.tolist())),
@@ -119,6 +159,10 @@ def agreement_values(run: dict, design, resamples: int, permutations: int, seed:
     statistics = finding_statistics(bases, matrix, resamples, permutations, rng,
                                     {"all": everyone, "learners": results["learners"], "factors": factors})
     control = finding_statistics(bases, analysis.shuffled(matrix, rng), resamples, permutations, rng)
+    swaps = analysis.rank_swaps(means, worst, names)
+    rewards = {m: {k: _finite(t) for k, t in row.items()}
+               for m, row in analysis.rewards(means, attributes(bases, run["records"], design.seeds)).items()}
+    by_world = accuracy_by_world(run, design.seeds)
     return {
         "subjects": names, "measures": list(matrix), "seeds": design.seeds,
         "matrix": matrix_values(bases, matrix),
@@ -127,10 +171,11 @@ def agreement_values(run: dict, design, resamples: int, permutations: int, seed:
         "subsets": subsets,
         "factors": factors,
         "least_agreeing": worst, "least_tau": _finite(everyone["tau"][worst]),
-        "swaps": analysis.rank_swaps(means, worst, names),
-        "accuracy_by_world": accuracy_by_world(run, design.seeds),
-        "rewards": {m: {k: _finite(t) for k, t in row.items()}
-                    for m, row in analysis.rewards(means, attributes(bases, run["records"], design.seeds)).items()},
+        "swaps": swaps, "swap_table": swap_table(swaps, worst, by_world), "accuracy_by_world": by_world,
+        "tables": agreement_tables(everyone, subsets, results["learners"]["tau"]),
+        "rewards": rewards, "rewards_table": {
+            "header": ["measure", *(f"τ with {name}" for name in next(iter(rewards.values())))],
+            "rows": [[m, *(cell_text(t) for t in row.values())] for m, row in rewards.items()]},
         "decay_fitted_share": float(np.mean([r["status"] == "measured" for r in run["rates"]])),
         "distinct_measures": int(sum(np.ptp(v[np.isfinite(v)]) > 0 for v in means.values())),
         **statistics, "control": control,

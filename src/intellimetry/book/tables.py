@@ -140,6 +140,44 @@ def _rows(table: list[str]) -> list[str]:
     return ["| " + " | ".join(cells(line)) + " |" for line in table[2:]]
 
 
+# --- a table the run wrote whole --------------------------------------------------------------------
+
+def table_lines(table) -> list[str]:
+    """{"header": [...], "rows": [[...], ...]} (every cell text) -> the Markdown table's lines."""
+    if not (isinstance(table, dict) and isinstance(table.get("header"), list) and isinstance(table.get("rows"), list)):
+        raise TableError("a values-table reads a mapping with a 'header' list and a 'rows' list of lists")
+    width = len(table["header"])
+    lines = ["| " + " | ".join(map(str, table["header"])) + " |", "|" + "---|" * width]
+    for row in table["rows"]:
+        if not isinstance(row, list) or len(row) != width:
+            raise TableError(f"row {row!r} has not the header's {width} cells")
+        lines.append("| " + " | ".join(str(cell).replace("|", "/") for cell in row) + " |")
+    return lines
+
+
+class ValuesTableDirective(SphinxDirective):
+    """```{values-table} <key>```: the table a run stored under `key` of the page figure's values, for
+    tables whose rows depend on the run (a profile's subjects): each cell is text the library formatted."""
+    required_arguments = 1
+
+    def run(self):
+        from pathlib import Path
+
+        from intellimetry.book.roles import LookupFailed, dig, load_file, sidecar_path, split_figure_reference
+
+        try:
+            fig_id, key, _ = split_figure_reference(self.env, self.arguments[0])
+            values = load_file(sidecar_path(Path(self.env.srcdir), fig_id), self.env)["values"]
+            lines = table_lines(dig(values, key))
+        except (LookupFailed, TableError) as err:
+            logger.warning(f"values-table: {err}", location=self.get_location())
+            return []
+        container = nodes.container()
+        self.state.nested_parse(StringList(lines, self.get_source_info()[0]), self.content_offset, container)
+        return container.children
+
+
 def setup(app):
     app.add_directive("value-table", ValueTableDirective)
+    app.add_directive("values-table", ValuesTableDirective)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
