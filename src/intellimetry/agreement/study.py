@@ -193,7 +193,7 @@ def run_sweep(design: Design, workers: int = 1, progress: bool = True, cache_roo
     tests = make_tests(design)
     return {"tests": tests, "subjects": [Spec(**s) for s in stored["subjects"]], "records": stored["records"],
             "suite": suite_quantities(tests, stored["suite"]), "rates": stored["rates"],
-            "matrix": {m: np.asarray(v, dtype=float) for m, v in stored["matrix"].items()}}
+            "matrix": {m: np.asarray(stored["matrix"][m], dtype=float) for m in measures.MEASURES}}  # JSON sorted them
 
 
 def attributes(bases: list[Spec], records: list, seeds: int) -> dict:
