@@ -164,3 +164,25 @@ def test_oracle_accuracy_of_a_world_on_itself_is_its_ceiling():
     world = make_world("pairs", 0)
     episodes = world.sample(400, 16, np.random.default_rng(9))
     assert measures._oracle_accuracy(world, world, episodes) == pytest.approx(world.ceiling(), abs=0.03)
+
+
+# --------------------------------------------------------------------------- the tables the pages render
+
+def test_a_values_table_renders_the_rows_a_run_wrote():
+    from intellimetry.book.tables import TableError, table_lines
+
+    table = {"header": ["subject", "AIQ"], "rows": [["mlp-4 / 400", "0.1 [0.05, 0.2]"], ["a|b", "–"]]}
+    assert table_lines(table) == ["| subject | AIQ |", "|---|---|", "| mlp-4 / 400 | 0.1 [0.05, 0.2] |",
+                                  "| a/b | – |"]  # a pipe in a cell would split it
+    with pytest.raises(TableError, match="header"):
+        table_lines({"rows": []})
+    with pytest.raises(TableError, match="2 cells"):
+        table_lines({"header": ["a", "b"], "rows": [["only one"]]})
+
+
+def test_cell_text_shows_an_interval_only_where_there_is_one():
+    from intellimetry.agreement.findings import cell_text
+
+    assert cell_text(0.12345, 0.1, 0.15) == "0.123 [0.1, 0.15]"
+    assert cell_text(7.0, 7.0, 7.0) == "7"
+    assert cell_text(None) == "–" and cell_text(float("nan")) == "–"
