@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau
 
-from intellimetry.agreement import analysis, measures
+from intellimetry.agreement import analysis, measures, runs
 from intellimetry.agreement.findings import random_last
 from intellimetry.agreement.study import Design, make_tests, subjects
 from intellimetry.aiq.study import intelligence_space
@@ -133,7 +133,7 @@ def test_domain_distance_is_zero_on_the_diagonal_and_large_between_unrelated_wor
 
 def test_the_random_subject_scores_chance_in_every_world():
     tests = make_tests(small_design(test_episodes=200))
-    record = measures.evaluate_subject(tests, Spec("random", seed=1), 4000)
+    record = runs.evaluate_subject(tests, Spec("random", seed=1), 4000)
     assert np.allclose(record["accuracy"], 1 / 16, atol=0.02)
     assert all(sum(h) == 200 * 13 for h in record["histograms"])  # 13 scored events per episode
     assert record["samples"] == 4000 and record["petaflops"] == 0 and record["sizes"] == [0] * 6
@@ -141,13 +141,13 @@ def test_the_random_subject_scores_chance_in_every_world():
 
 def test_a_learner_reports_its_compute_and_budget():
     tests = make_tests(small_design())
-    record = measures.evaluate_subject(tests, Spec("mlp", 4, 160, 0), 4000)
+    record = runs.evaluate_subject(tests, Spec("mlp", 4, 160, 0), 4000)
     size = record["sizes"][0]
     assert record["samples"] == 160 and record["petaflops"] == pytest.approx(6 * size * 160 * 6 / 1e15)
 
 
 def test_agitb_counts_the_tests_passed():
-    result = measures.agitb_passes(Spec("constant"), small_design().settings, 1)
+    result = runs.agitb_passes(Spec("constant"), small_design().settings, 1)
     assert result["passed"] == result["verdicts"].count("pass") and len(result["verdicts"]) == 11
 
 

@@ -15,13 +15,13 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from intellimetry.agitb.axioms import TESTS, Settings, run_suite
-from intellimetry.agreement import measures
+from intellimetry.agreement import measures, runs
 from intellimetry.aiq.measures import dissimilarity, mccp, mccp_curve
 from intellimetry.cache import ModelCache, TrainingCode
 from intellimetry.checks import check_choice, check_int
 from intellimetry.combined.scoring import difficulty, difficulty_weights, mixed_score
 from intellimetry.gindex.gindex import experience, g_index, task_contributions
-from intellimetry.parallel import parallel_map, task_seed
+from intellimetry.parallel import parallel_map
 from intellimetry.stats.bounded_power_law import fit_bounded_power_law
 from intellimetry.subjects import kernels, learners, online, worlds
 from intellimetry.subjects.learners import FAMILIES, Spec
@@ -29,7 +29,7 @@ from intellimetry.survival.decay_rate import estimate_decay_rate
 from intellimetry.survival.failure_counts import failure_counts
 
 LEARNER_KINDS = FAMILIES + ("lookup",)  # the subjects that learn: "learners only" in the subset analysis
-TESTS_RUN = tuple(test.run for test in TESTS if test.number in measures.AGITB_TESTS)
+TESTS_RUN = tuple(test.run for test in TESTS if test.number in runs.AGITB_TESTS)
 
 
 @dataclass(frozen=True)
@@ -82,21 +82,11 @@ def seeded(spec: Spec, seed: int) -> Spec:
     return Spec(spec.kind, spec.capacity, spec.budget, seed)
 
 
-def make_tests(design: Design) -> measures.Tests:
+def make_tests(design: Design) -> runs.Tests:
     chosen = worlds.make_worlds(seed=design.world_seed)
     rng = np.random.default_rng([design.world_seed, 5])
-    return measures.Tests(tuple(chosen), tuple(w.sample(design.test_episodes, measures.EPISODE_LENGTH, rng)
+    return runs.Tests(tuple(chosen), tuple(w.sample(design.test_episodes, runs.EPISODE_LENGTH, rng)
                                                for w in chosen))
-
-
-def _subject_task(shared: tuple, task: tuple) -> dict:
-    """One subject and seed: the worlds, and AGITB where this spec is the one that runs it."""
-    tests, design = shared
-    spec, with_agitb = task
-    record = measures.evaluate_subject(tests, spec, max(design.budgets))
-    if with_agitb:
-        record["agitb"] = measures.agitb_passes(spec, design.settings, task_seed("agitb", spec.seed))
-    return record
 
 
 def agitb_key(spec: Spec) -> tuple:
@@ -104,7 +94,7 @@ def agitb_key(spec: Spec) -> tuple:
     return spec.kind, spec.capacity, spec.seed
 
 
-def sweep_records(design: Design, workers: int = 1, progress: bool = True) -> tuple[measures.Tests, list, list]:
+def sweep_records(design: Design, workers: int = 1, progress: bool = True) -> tuple[runs.Tests, list, list]:
     tests = make_tests(design)
     bases = subjects(design)
     tasks, seen = [], set()
@@ -113,15 +103,19 @@ def sweep_records(design: Design, workers: int = 1, progress: bool = True) -> tu
             spec = seeded(base, seed)
             tasks.append((spec, agitb_key(spec) not in seen))
             seen.add(agitb_key(spec))
-    records = parallel_map(_subject_task, tasks, workers=workers, shared=(tests, design),
-                           desc="subjects", progress=progress)
+    order = sorted(range(len(tasks)), key=lambda i: runs.expected_cost(tasks[i]), reverse=True)
+    done = parallel_map(runs.subject_task, [tasks[i] for i in order], workers=workers,
+                        shared=(tests, max(design.budgets), design.settings), desc="subjects", progress=progress)
+    records = [None] * len(tasks)
+    for position, index in enumerate(order):
+        records[index] = done[position]
     agitb = {agitb_key(spec): r["agitb"] for (spec, has), r in zip(tasks, records) if has}
     for (spec, _), record in zip(tasks, records):
         record["agitb"] = agitb[agitb_key(spec)]
     return tests, bases, records
 
 
-def suite_inputs(design: Design, tests: measures.Tests, records: list) -> dict:
+def suite_inputs(design: Design, tests: runs.Tests, records: list) -> dict:
     """What the measures need from the whole suite, as plain numbers: the worlds' MCCPs over the pool
     and their dissimilarities (AIQ), the reference network's learning curves (the mixed test's
     difficulty) and the domain distances Ω (g-index)."""
@@ -133,14 +127,14 @@ def suite_inputs(design: Design, tests: measures.Tests, records: list) -> dict:
             "curves": [c.tolist() for c in curves], "omega": measures.domain_distance(tests).tolist()}
 
 
-def suite_quantities(tests: measures.Tests, inputs: dict) -> dict:
+def suite_quantities(tests: runs.Tests, inputs: dict) -> dict:
     """The suite's objects from its inputs: AIQ's space, the mixed test's difficulties and weights, Ω."""
     difficulties, weights = measures.mixed_weights(tests, [np.asarray(c) for c in inputs["curves"]])
     return {"space": measures.aiq_space(tests, inputs["mccps"], inputs["ds"]), "difficulties": difficulties,
             "weights": weights, "omega": np.asarray(inputs["omega"])}
 
 
-def measure_matrix(design: Design, tests: measures.Tests, records: list, suite: dict) -> dict:
+def measure_matrix(design: Design, tests: runs.Tests, records: list, suite: dict) -> dict:
     """{measure: (subjects, seeds) list} and the decay-rate rows behind the first."""
     names = [w.name for w in tests.worlds]
     n_subjects = len(records) // design.seeds
@@ -168,10 +162,10 @@ CODE = TrainingCode("agreement-sweep", 1, packages=("numpy", "numba"), definitio
     learners.Network, learners.Lookup, learners.Constant, learners.Random, learners.make_learner,
     online.NetworkModel, online.LookupModel, online.ConstantModel, online.RandomModel,
     worlds.World, worlds.make_world, worlds.mixture_episodes,
-    measures.evaluate_subject, measures.failures_in, measures.training_episodes, measures.agitb_passes,
+    runs.evaluate_subject, runs.failures_in, runs.training_episodes, runs.agitb_passes, runs.subject_task,
     measures.mixing_curve, measures.dissimilarities, measures.learning_curves, measures.domain_distance,
     measures._oracle_accuracy, measures.decay_rate, measures.relative_aiq, measures.mixed, measures.gindex_of,
-    measures.world_complexities, _subject_task, sweep_records, suite_inputs, measure_matrix,
+    measures.world_complexities, sweep_records, suite_inputs, measure_matrix,
     # the measures' own code in the paper chapters: a change there re-measures the cached matrix
     estimate_decay_rate, fit_bounded_power_law, failure_counts, mccp, mccp_curve, dissimilarity, run_suite, *TESTS_RUN,
     difficulty, difficulty_weights, mixed_score, g_index, task_contributions, experience))

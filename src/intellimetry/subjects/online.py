@@ -27,6 +27,14 @@ ALL_ONES = 2 ** BITS - 1
 BIT_TABLE = ((np.arange(ALL_ONES + 1)[:, None] >> np.arange(BITS)) & 1).astype(float)
 
 
+def feed_one_by_one(model, inputs: np.ndarray) -> int:
+    """`feed_many` of a model without a compiled loop: each input in turn, the last prediction."""
+    prediction = 0
+    for x in inputs.tolist():
+        prediction = model(x)
+    return prediction
+
+
 class NetworkModel:
     """A network of the spec's family and capacity, online on bits."""
 
@@ -74,10 +82,7 @@ class LookupModel:
         return guess & ~x & ALL_ONES
 
     def feed_many(self, inputs: np.ndarray) -> int:
-        prediction = 0
-        for x in inputs.tolist():
-            prediction = self(x)
-        return prediction
+        return feed_one_by_one(self, inputs)
 
     def copy(self) -> "LookupModel":
         clone = LookupModel()
@@ -135,10 +140,7 @@ class RandomModel:
         return int.from_bytes(self.digest[:2], "little") & ~int(x) & ALL_ONES
 
     def feed_many(self, inputs: np.ndarray) -> int:
-        prediction = 0
-        for x in inputs.tolist():
-            prediction = self(x)
-        return prediction
+        return feed_one_by_one(self, inputs)
 
     def copy(self) -> "RandomModel":
         clone = object.__new__(RandomModel)
