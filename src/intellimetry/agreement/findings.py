@@ -114,27 +114,32 @@ def accuracy_by_world(run: dict, seeds: int) -> dict:
     return out
 
 
+def shared_values(run: dict, design) -> dict:
+    """What both figures' values hold: the subjects, the measures, the seeds, every cell with its
+    interval, and the share of subject-seeds whose decay rate was measured."""
+    return {"subjects": [s.name for s in run["subjects"]], "measures": list(run["matrix"]), "seeds": design.seeds,
+            "matrix": matrix_values(run["subjects"], run["matrix"]),
+            "decay_fitted_share": float(np.mean([r["status"] == "measured" for r in run["rates"]]))}
+
+
 def matrix_page_values(run: dict, design, seed: int) -> dict:
     """The matrix figure's values: every cell with its interval, the suite's quantities, and Finding 1
     (the random subject last under every measure) for the subjects and the shuffled control."""
     bases, matrix = run["subjects"], run["matrix"]
     rng = np.random.default_rng([seed, 19])
-    decay_status = [r["status"] for r in run["rates"]]
     last = random_last(bases, matrix)
     control = random_last(bases, analysis.shuffled(matrix, rng))
-    cells = matrix_values(bases, matrix)
+    shared = shared_values(run, design)
     return {
-        "subjects": [s.name for s in bases], "measures": list(matrix), "seeds": design.seeds,
+        **shared, "table": matrix_table(shared["matrix"]),
         "worlds": [w.name for w in run["tests"].worlds],
         "ceilings": {w.name: w.ceiling() for w in run["tests"].worlds},
-        "matrix": cells, "table": matrix_table(cells),
         "per_seed": {m: np.asarray(v, dtype=float).tolist() for m, v in matrix.items()},
         "accuracy_by_world": accuracy_by_world(run, design.seeds),
         "suite": {"complexity": dict(zip(run["suite"]["space"].names, run["suite"]["space"].complexity.tolist())),
                   "weights": run["suite"]["weights"],
                   "difficulty_epochs": {k: d["epochs"] for k, d in run["suite"]["difficulties"].items()},
                   "omega": run["suite"]["omega"].tolist()},
-        "decay_fitted_share": float(np.mean([s == "measured" for s in decay_status])),
         "random_last": last, "random_last_all": all(last.values()),
         "control": {"random_last": control, "random_last_all": all(control.values())},
     }
@@ -164,8 +169,7 @@ def agreement_values(run: dict, design, resamples: int, permutations: int, seed:
                for m, row in analysis.rewards(means, attributes(bases, run["records"], design.seeds)).items()}
     by_world = accuracy_by_world(run, design.seeds)
     return {
-        "subjects": names, "measures": list(matrix), "seeds": design.seeds,
-        "matrix": matrix_values(bases, matrix),
+        **shared_values(run, design),
         "tau": {k: _finite(v) for k, v in everyone["tau"].items()}, "tau_interval": everyone["interval"],
         "mean_tau": everyone["mean_tau"], "mean_tau_interval": everyone["mean_interval"],
         "subsets": subsets,
@@ -176,7 +180,6 @@ def agreement_values(run: dict, design, resamples: int, permutations: int, seed:
         "rewards": rewards, "rewards_table": {
             "header": ["measure", *(f"τ with {name}" for name in next(iter(rewards.values())))],
             "rows": [[m, *(cell_text(t) for t in row.values())] for m, row in rewards.items()]},
-        "decay_fitted_share": float(np.mean([r["status"] == "measured" for r in run["rates"]])),
         "distinct_measures": int(sum(np.ptp(v[np.isfinite(v)]) > 0 for v in means.values())),
         **statistics, "control": control,
     }

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from intellimetry.agreement.runs import EPISODE_LENGTH, SKIP, Tests, failures_in, training_episodes
-from intellimetry.aiq.measures import dissimilarity, mccp
+from intellimetry.aiq.measures import aiq_relative, dissimilarity, mccp
 from intellimetry.aiq.study import intelligence_space
 from intellimetry.combined.scoring import difficulty, difficulty_weights, mixed_score
 from intellimetry.gindex.gindex import experience, g_index
@@ -80,7 +80,8 @@ def aiq_space(tests: Tests, mccps, ds):
 
 
 def relative_aiq(space, accuracy) -> float:
-    return float(space.aiq(np.asarray(accuracy)) / space.volume())
+    """AIQ over the suite's full volume (aiq.measures.aiq_relative on the space's points)."""
+    return aiq_relative(space.points, np.asarray(accuracy))
 
 
 def learning_curves(tests: Tests, reference: Spec, chunks: int, agents: int) -> list[np.ndarray]:
