@@ -100,6 +100,35 @@ def references_read() -> list[str]:
     return sorted(_references_read)
 
 
+# Other repository files a result depends on (a notebook's YAML fragment read for the prose, a corpus
+# manifest): recorded like reference files, relative to the repository root, and hashed as inputs.
+_files_read: set[str] = set()
+
+
+def project_file(relative: str) -> Path:
+    """A file of the repository (outside data/reference) whose contents a figure's result depends on.
+
+    The one way library code reads notebooks/ or data/: the read is recorded (see files_read), so the
+    runner hashes the file with the figure and an edit to it makes the figure stale.
+    """
+    path = REPO_ROOT / relative
+    if not path.is_file():
+        raise FileNotFoundError(f"project file {relative!r} not found under {REPO_ROOT}")
+    _files_read.add(Path(relative).as_posix())
+    return path
+
+
+def project_file_exists(relative: str) -> bool:
+    """Whether the repository holds `relative`; recorded as a read either way (see reference_exists)."""
+    _files_read.add(Path(relative).as_posix())
+    return (REPO_ROOT / relative).is_file()
+
+
+def files_read() -> list[str]:
+    """Repository-relative paths of the project files read so far in this process (see project_file)."""
+    return sorted(_files_read)
+
+
 def load_reference(name: str):
     """The parsed contents of a YAML reference file, e.g. load_reference("aiq/paper.yaml")."""
     return yaml.safe_load(reference_file(name).read_text(encoding="utf-8"))

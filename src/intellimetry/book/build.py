@@ -26,7 +26,7 @@ import yaml
 from intellimetry import paths
 from intellimetry.atomic import atomic_path, write_json
 from intellimetry.book.runs import chapter_totals
-from intellimetry.pipeline.hashing import figure_hashes
+from intellimetry.pipeline.hashing import figure_hashes, recorded_inputs
 from intellimetry.pipeline.project import Project, read_sidecar
 from intellimetry.pipeline.registry import CUSTOM, DECLARABLE_PROFILES, Figure
 from intellimetry.pipeline.runner import RunError
@@ -82,7 +82,7 @@ def assemble(project: Project, book_dir: Path, profile: str = "quick") -> dict:
             raise RunError(f"{figure.id} has not been built for profile {source_profile!r}: "
                            f"run `make figures PROFILE={source_profile}` (or `make book`)")
         recorded = sidecar["hashes"]
-        current = figure_hashes(figure, sidecar["parameters"], project.root, recorded.get("reads", ()))["total"]
+        current = figure_hashes(figure, sidecar["parameters"], project.root, **recorded_inputs(recorded))["total"]
         out_dir = project.output_dir(source_profile, figure)
         for name in (*sidecar["files"], f"{figure.id}.json", sidecar["executed_notebook"]):
             target = paths.figure_dir(generated, figure.id) / name

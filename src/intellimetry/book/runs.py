@@ -15,7 +15,7 @@ from pathlib import Path
 
 from intellimetry import paths
 from intellimetry.atomic import write_json
-from intellimetry.pipeline.hashing import figure_hashes
+from intellimetry.pipeline.hashing import figure_hashes, recorded_inputs
 from intellimetry.pipeline.project import Project, read_sidecar
 from intellimetry.pipeline.registry import DECLARABLE_PROFILES
 from intellimetry.pipeline.runner import RunError
@@ -31,7 +31,7 @@ def figure_entry(project: Project, profile: str, fig_id: str) -> dict:
         raise RunError(f"{fig_id} has no run on the {profile} profile: run "
                        f"`python -m intellimetry.pipeline run {fig_id} --profile {profile}` first")
     recorded = sidecar["hashes"]
-    current = figure_hashes(figure, sidecar["parameters"], project.root, recorded.get("reads", ()))["total"]
+    current = figure_hashes(figure, sidecar["parameters"], project.root, **recorded_inputs(recorded))["total"]
     return {
         "wall_time_s": sidecar.get("wall_time_s"), "cpu_time_s": sidecar.get("cpu_time_s"),
         # trained items the run found in the model cache: a run that reused them took less than a first one

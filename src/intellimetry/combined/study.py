@@ -385,7 +385,7 @@ def training_profiles() -> dict:
 
     from intellimetry import paths
 
-    profiles = yaml.safe_load((paths.NOTEBOOKS_DIR / "combined" / "_training.yaml").read_text())["profiles"]
+    profiles = yaml.safe_load(paths.project_file("notebooks/combined/_training.yaml").read_text())["profiles"]
     return {name: {**profiles["quick"], **(values or {})} for name, values in profiles.items()}
 
 

@@ -308,7 +308,7 @@ def publish_result(project: Project, task: Task, result: dict, out=sys.stdout) -
     files = _checked_files(task, result)
     sidecar_name = f"{fig_id}.json"
     sidecar = json.loads(files.pop(sidecar_name))
-    sidecar["hashes"] = hashes_of_run(task, project, sidecar["hashes"]["reads"])
+    sidecar["hashes"] = hashes_of_run(task, project, sidecar["hashes"]["reads"], sidecar["hashes"].get("files", ()))
     project.staging_dir.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f"{fig_id}.{os.getpid()}.", dir=project.staging_dir))
     try:

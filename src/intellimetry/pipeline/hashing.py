@@ -9,8 +9,10 @@ src/intellimetry/ except the tooling (pipeline/, book/: they decide how figures 
 not what they compute) and the other chapters' subpackages, papers' and studies' (unless the YAML
 lists them under `depends`). A new shared module is covered automatically.
 The inputs part is the YAML's declared `inputs` plus the reference files the figure's last run
-read (recorded by intellimetry.paths.reference_file, listed in the sidecar as `reads`), so editing
-a reference file re-runs exactly the figures that read it.
+read (recorded by intellimetry.paths.reference_file, listed in the sidecar as `reads`) and the other
+repository files it read (intellimetry.paths.project_file: a notebook's YAML fragment, a corpus
+manifest; listed as `files`), so editing any of them re-runs exactly the figures that read it.
+Library code reaches notebooks/ and data/ only through those two functions (tests/test_reads_hashed.py).
 """
 from __future__ import annotations
 
@@ -83,14 +85,22 @@ def digest_of(mapping: dict) -> str:
     return sha256_bytes(json.dumps(mapping, sort_keys=True).encode())
 
 
-def figure_hashes(figure: Figure, params: dict, root: Path, reads: list[str] | tuple = ()) -> dict:
+def recorded_inputs(recorded: dict | None) -> dict:
+    """The files a recorded run read, as figure_hashes' keyword arguments (none before its first run)."""
+    recorded = recorded or {}
+    return {"reads": recorded.get("reads", ()), "files": recorded.get("files", ())}
+
+
+def figure_hashes(figure: Figure, params: dict, root: Path, reads: list[str] | tuple = (),
+                  files: list[str] | tuple = ()) -> dict:
     """The hash parts of one figure run, the per-file library and input hashes, and the total.
 
-    `reads`: the reference files the run read (recorded ones may since have gone: then they are
-    simply missing from the hash, which makes the figure stale).
+    `reads`: the reference files the run read, `files` the other repository files (recorded ones may
+    since have gone: then they are simply missing from the hash, which makes the figure stale).
     """
     library_files = file_hashes(root, library_sources(figure, root))
     input_files = {**file_hashes(root, reference_inputs(list(reads))),
+                   **file_hashes(root, list(files)),
                    **file_hashes(root, list(figure.inputs), required=True)}
     parts = {
         "notebook": sha256_file(figure.notebook),
@@ -100,7 +110,7 @@ def figure_hashes(figure: Figure, params: dict, root: Path, reads: list[str] | t
         "requirements": digest_of(file_hashes(root, list(REQUIREMENTS))),
     }
     return {"parts": parts, "library_files": library_files, "input_files": input_files,
-            "reads": sorted(reads), "total": digest_of(parts)}
+            "reads": sorted(reads), **({"files": sorted(files)} if files else {}), "total": digest_of(parts)}
 
 
 def changed_files(old: dict, new: dict) -> list[str]:

@@ -42,6 +42,7 @@ from intellimetry.pipeline.hashing import (
     digest_of,
     excluded_subpackages,
     figure_hashes,
+    recorded_inputs,
     reference_inputs,
     stale_reasons,
 )
@@ -132,7 +133,7 @@ def _task(project: Project, figure: Figure, profile: str, overrides: dict | None
     except ParameterError as err:
         raise ParameterError(f"{figure.id}: {err}") from None
     recorded = (read_sidecar(project.sidecar(out_profile, figure)) or {}).get("hashes")
-    hashes = figure_hashes(figure, params, project.root, (recorded or {}).get("reads", ()))
+    hashes = figure_hashes(figure, params, project.root, **recorded_inputs(recorded))
     reasons = stale_reasons(hashes, recorded)
     if force and not reasons:
         reasons = ["forced"]
@@ -245,7 +246,7 @@ def execute(project: Project, task: Task, commit: str, progress_bar: bool = Fals
         if sidecar is None:
             raise RunError(f"{figure.id}: the notebook finished without calling save_figure(..., "
                            f"{figure.id!r}), so it produced no figure")
-        hashes = hashes_of_run(task, project, sidecar.pop("reference_files", []))
+        hashes = hashes_of_run(task, project, sidecar.pop("reference_files", []), sidecar.pop("project_files", []))
         sidecar.update(hashes=hashes, wall_time_s=round(time.monotonic() - started, 2),
                        executed_notebook=executed.name, machine=machine_summary())
         write_json(sidecar_path, sidecar)
@@ -255,11 +256,11 @@ def execute(project: Project, task: Task, commit: str, progress_bar: bool = Fals
         shutil.rmtree(stage, ignore_errors=True)
 
 
-def hashes_of_run(task: Task, project: Project, reads: list[str]) -> dict:
+def hashes_of_run(task: Task, project: Project, reads: list[str], files: list[str] = ()) -> dict:
     """The hashes a finished run records: the reference files it read are known only now, so its inputs
     are hashed now; the notebook, parameters, library and requirements keep the hashes taken before it
     started, so a file edited while it ran leaves the figure stale instead of passing for what ran."""
-    after = figure_hashes(task.figure, task.params, project.root, reads)
+    after = figure_hashes(task.figure, task.params, project.root, reads, files)
     before = task.hashes
     parts = {**after["parts"], **{key: value for key, value in before["parts"].items() if key != "inputs"}}
     return {**after, "parts": parts, "library_files": before["library_files"], "total": digest_of(parts)}
@@ -298,7 +299,7 @@ def execute_locked(project: Project, task: Task, commit: str, progress_bar: bool
 
     with exclusive_lock(project.locks_dir / f"{task.profile}--{task.figure.id}.lock", waiting):
         recorded = (read_sidecar(project.sidecar(task.profile, task.figure)) or {}).get("hashes")
-        current = figure_hashes(task.figure, task.params, project.root, (recorded or {}).get("reads", ()))
+        current = figure_hashes(task.figure, task.params, project.root, **recorded_inputs(recorded))
         if task.reasons != ["forced"] and not stale_reasons(current, recorded):
             print(f"{task.figure.id} was built by the other runner meanwhile", file=out, flush=True)
             return None
@@ -474,7 +475,8 @@ def _recorded_reads(project: Project, figure: Figure) -> list[str]:
     for profile in (*DECLARABLE_PROFILES, CUSTOM):
         hashes = (read_sidecar(project.sidecar(profile, figure)) or {}).get("hashes") or {}
         if "reads" in hashes:
-            return [f"{p} (read by the {profile} run)" for p in reference_inputs(hashes["reads"])]
+            read = [*reference_inputs(hashes["reads"]), *hashes.get("files", ())]
+            return [f"{p} (read by the {profile} run)" for p in read]
     return ["reference files: not known until the figure has run once (they are recorded at run time)"]
 
 

@@ -50,6 +50,8 @@ def save_figure(fig, fig_id: str, values: dict | None = None, formats: tuple[str
         "verdicts": verdicts,
         # what the runner hashes as this figure's reference inputs (see paths.reference_file)
         "reference_files": paths.references_read(),
+        # and the other repository files it read (see paths.project_file), hashed the same way
+        "project_files": paths.files_read(),
         # trained items this kernel reused and made (the runner's summary adds them up)
         "model_cache": cache.usage(),
         # the kernel's CPU seconds so far (its worker processes included): unlike wall time, not

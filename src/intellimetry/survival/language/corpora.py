@@ -258,12 +258,14 @@ def _installed_version(package: str) -> str:
 _LICENCE_NAME = re.compile(r"^(LICEN[CS]E|COPYING|NOTICE)", re.I)
 
 
-LAW_DISTRIBUTIONS_FILE = paths.DATA_DIR / "corpora" / "law-distributions.txt"
+LAW_DISTRIBUTIONS = "data/corpora/law-distributions.txt"
 
 
-def law_distributions(path: Path = LAW_DISTRIBUTIONS_FILE) -> list[str]:
-    """The distribution names (normalised: lower case, '_' for '-' and '.') whose licences are law text."""
-    lines = (line.strip() for line in Path(path).read_text(encoding="utf-8").splitlines())
+def law_distributions(path: Path | None = None) -> list[str]:
+    """The distribution names (normalised: lower case, '_' for '-' and '.') whose licences are law text
+    (default: the committed list, read as a hashed project file)."""
+    path = paths.project_file(LAW_DISTRIBUTIONS) if path is None else Path(path)
+    lines = (line.strip() for line in path.read_text(encoding="utf-8").splitlines())
     return [_normalised(line) for line in lines if line and not line.startswith("#")]
 
 
@@ -576,9 +578,12 @@ def manifest_path(name: str) -> Path:
 
 
 def expected_manifest(name: str) -> dict | None:
-    """The committed manifest of a named corpus, or None when none is committed."""
-    path = manifest_path(check_choice("corpus", name, CORPORA))
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    """The committed manifest of a named corpus, or None when none is committed (read as a hashed
+    project file either way: committing one later makes the figures that compared with it stale)."""
+    relative = manifest_path(check_choice("corpus", name, CORPORA)).relative_to(paths.REPO_ROOT).as_posix()
+    if not paths.project_file_exists(relative):
+        return None
+    return json.loads(paths.project_file(relative).read_text(encoding="utf-8"))
 
 
 def compare_manifest(expected: dict, actual: dict) -> list[dict]:

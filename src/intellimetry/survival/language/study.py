@@ -453,5 +453,5 @@ def language_profiles() -> dict:
 
     from intellimetry import paths
 
-    profiles = yaml.safe_load((paths.NOTEBOOKS_DIR / "survival" / "_language.yaml").read_text())["profiles"]
+    profiles = yaml.safe_load(paths.project_file("notebooks/survival/_language.yaml").read_text())["profiles"]
     return {name: {**profiles["quick"], **(values or {})} for name, values in profiles.items()}
