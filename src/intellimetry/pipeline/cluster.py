@@ -46,6 +46,7 @@ from intellimetry.pipeline.prepare import PreparationError, ensure
 from intellimetry.pipeline.project import Project
 from intellimetry.pipeline.registry import ParameterError
 from intellimetry.pipeline.runner import (
+    Outcome,
     RunError,
     Task,
     execute,
@@ -249,20 +250,22 @@ def _run_in(folder: Path, task: Task, notebook_text: str, commit: str) -> dict:
 
 # ----------------------------------------------------------------- the client side
 
-def run_on_cluster(project: Project, stale: list[Task], commit: str, scheduler: str,
-                   out=sys.stdout) -> tuple[list[dict], int]:
-    """Run `stale` (in order: the longest first) on the cluster; return the sidecars and the figures at once."""
+def run_on_cluster(project: Project, stale: list[Task], commit: str, scheduler: str, outcome: Outcome,
+                   out=sys.stdout) -> int:
+    """Run `stale` (in order: the longest first) on the cluster, into `outcome`; return the figures at once."""
     with connect(scheduler, out) as client:
         workers = check_workers(client)
         slots = sum(workers.values())
         print(f"dashboard: {client.dashboard_link}", file=out, flush=True)
         print(f"running {len(stale)} figure(s) on {scheduler}: {len(workers)} worker(s), {slots} at once, "
               "longest first ...", file=out, flush=True)
-        return _run_all(client, project, stale, commit, out), slots
+        _run_all(client, project, stale, commit, outcome, out)
+        return slots
 
 
-def _run_all(client: Client, project: Project, stale: list[Task], commit: str, out) -> list[dict]:
-    """Submit every figure, publish each as it arrives; a lost attempt is retried once, a failure stops all."""
+def _run_all(client: Client, project: Project, stale: list[Task], commit: str, outcome: Outcome, out) -> None:
+    """Submit every figure, publish each as it arrives; a lost attempt is retried once; a failure goes to
+    `outcome` (when it stops the run, the figures not yet finished are cancelled)."""
     run_id = uuid.uuid4().hex[:8]
     notebooks = {task.figure.id: task.figure.notebook.read_text(encoding="utf-8") for task in stale}
 
@@ -275,7 +278,7 @@ def _run_all(client: Client, project: Project, stale: list[Task], commit: str, o
 
     attempts: dict = {}
     pending = as_completed([submit(number, 1) for number in range(len(stale))])
-    started, built = time.monotonic(), []
+    started, done = time.monotonic(), 0
     try:
         for future in pending:
             number, attempt = attempts.pop(future)
@@ -283,21 +286,27 @@ def _run_all(client: Client, project: Project, stale: list[Task], commit: str, o
             try:
                 result = future.result()
             except Exception as error:  # the worker died or left (a failing notebook returns its error)
-                if attempt > 1:
-                    raise RunError(f"{task.figure.id} failed ({task.profile}): its worker was lost twice, so "
-                                   f"nothing was published for it\n  {type(error).__name__}: {error}") from None
-                print(f"{task.figure.id}: its worker was lost ({type(error).__name__}); running it once more",
-                      file=out, flush=True)
-                pending.add(submit(number, attempt + 1))
+                if attempt == 1:
+                    print(f"{task.figure.id}: its worker was lost ({type(error).__name__}); running it once more",
+                          file=out, flush=True)
+                    pending.add(submit(number, attempt + 1))
+                    continue
+                done += 1
+                outcome.add_failure(RunError(f"{task.figure.id} failed ({task.profile}): its worker was lost twice, "
+                                             f"so nothing was published for it\n  {type(error).__name__}: {error}"),
+                                    f"[{done}/{len(stale)}] ")
                 continue
-            sidecar = publish_result(project, task, result, out)
-            built.append(sidecar)
-            print(f"[{len(built)}/{len(stale)}] {task.figure.id} ({task.profile}) done in "
-                  f"{sidecar['wall_time_s']:.1f} s on {result['worker']} ({time.monotonic() - started:.0f} s elapsed)",
-                  file=out, flush=True)
+            done += 1
+            try:
+                sidecar = publish_result(project, task, result, out)
+            except RunError as error:
+                outcome.add_failure(error, f"[{done}/{len(stale)}] ")
+                continue
+            print(f"[{done}/{len(stale)}] {task.figure.id} ({task.profile}) done in {sidecar['wall_time_s']:.1f} s on "
+                  f"{result['worker']} ({time.monotonic() - started:.0f} s elapsed)", file=out, flush=True)
+            outcome.add_built(task, sidecar)
     finally:
         client.cancel(list(attempts))
-    return built
 
 
 def publish_result(project: Project, task: Task, result: dict, out=sys.stdout) -> dict:

@@ -9,7 +9,7 @@ import sys
 import tempfile
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Iterator
 
@@ -75,7 +75,30 @@ def kernel_options(log_path: Path) -> Iterator[dict]:
                "config": Config({"KernelManager": {"transport": "ipc", "ip": os.path.join(sockets, "k")},
                                  "FileLoggingKernelManager": {"output_path": str(log_path)}})}
     finally:
+        # nbclient kills the kernel's group itself when it cleans up (after success, an error, a timeout,
+        # Ctrl-C); this makes sure of it whenever that cleanup did not run, and is harmless when it did
+        kill_kernel_groups(str(log_path))
         shutil.rmtree(sockets, ignore_errors=True)
+
+
+# The process groups of the kernels this process started that may still run: {pgid: the kernel's log
+# file}. jupyter_client starts each kernel in a session of its own (pgid == the kernel's pid), and what
+# the kernel starts (a parallel_map's worker processes) stays in that group, so killing the group stops
+# them all. A kernel is in no group of the runner's: when the process running it is stopped (the pool
+# worker terminated at a failure or Ctrl-C), the kernel and its sweep's workers run on, at full CPU,
+# unless that process kills the group first.
+KERNEL_GROUPS: dict[int, str] = {}
+
+
+def kill_kernel_groups(log_path: str | None = None) -> None:
+    """SIGKILL the recorded process groups of the kernel that logs to `log_path` (of all kernels: None)."""
+    for pgid, owner in list(KERNEL_GROUPS.items()):
+        if log_path is None or owner == log_path:
+            try:
+                os.killpg(pgid, signal.SIGKILL)
+            except ProcessLookupError:  # already gone
+                pass
+            KERNEL_GROUPS.pop(pgid, None)
 
 
 class FileLoggingKernelManager(AsyncKernelManager):
@@ -86,13 +109,23 @@ class FileLoggingKernelManager(AsyncKernelManager):
     output_path = Unicode("", config=True, help="file receiving the kernel's stdout and stderr")
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):
-        if not self.output_path:
-            return await super()._async_launch_kernel(kernel_cmd, **kw)
-        with open(self.output_path, "ab") as log:
-            kw["stdout"] = kw["stderr"] = log
-            return await super()._async_launch_kernel(kernel_cmd, **kw)
+        with open(self.output_path, "ab") if self.output_path else nullcontext() as log:
+            if log is not None:
+                kw["stdout"] = kw["stderr"] = log
+            await super()._async_launch_kernel(kernel_cmd, **kw)
+        pgid = getattr(self.provisioner, "pgid", None)
+        if pgid and pgid != os.getpgrp():  # never this process's own group
+            KERNEL_GROUPS[pgid] = self.output_path
 
 
-def ignore_interrupts() -> None:
-    """Worker-process initializer: Ctrl-C is handled once, by the parent, which stops the workers."""
+def start_pool_worker() -> None:
+    """Initializer of the runner's pool processes. Ctrl-C is handled once, by the parent, which stops the
+    workers with SIGTERM; a worker so stopped kills its kernel's process group before it exits, since the
+    kernel, in a session of its own, and its sweep's processes would otherwise outlive it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _stop_pool_worker)
+
+
+def _stop_pool_worker(signum, frame) -> None:
+    kill_kernel_groups()
+    os._exit(128 + signum)  # at once: what the worker was doing is abandoned (its staging folder with it)

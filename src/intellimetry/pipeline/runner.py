@@ -5,6 +5,7 @@
     python -m intellimetry.pipeline prepare STEP   (a run does a missing one itself: YAML `requires`)
     python -m intellimetry.pipeline run [ID ...] [name=value ...] [--profile quick|full|smoke]
                                         [--paper PAPER ...] [--dry-run] [--force] [--jobs N]
+                                        [--stop-at-first-failure]
 
 Overrides (name=value) run one figure under the `custom` profile. Every parameter is validated
 against the figure's YAML before anything executes. Outputs are staged in figures/.staging and
@@ -16,6 +17,9 @@ times recorded in sidecars or in data/runs/<profile>.json; figures sharing a YAM
 the other), each kernel limited to its share of the cores; a missing preparation step (YAML
 `requires`) runs as one of the jobs; the run ends with a summary (total time, the slowest figures,
 cache hits).
+
+A failed figure is reported when it fails and the others still run; the run ends by listing the
+failures (exit code 1). With --stop-at-first-failure the first failure stops the run at once.
 """
 from __future__ import annotations
 
@@ -24,20 +28,20 @@ import ast
 import difflib
 import json
 import logging
-import multiprocessing
 import os
-import queue
 import re
 import shutil
+import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from intellimetry import CHAPTERS, paths
 from intellimetry.atomic import atomic_path, exclusive_lock, write_json
-from intellimetry.pipeline.execution import environment, heartbeat, ignore_interrupts, kernel_options
+from intellimetry.pipeline.execution import environment, heartbeat, kernel_options
 from intellimetry.pipeline.hashing import (
     digest_of,
     excluded_subpackages,
@@ -72,6 +76,8 @@ KERNEL = "python3"
 QUIET_KERNEL = {"HF_HUB_DISABLE_PROGRESS_BARS": "1"}
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 HEARTBEAT_S = 30.0
+# How a failure's message names its executed notebook (kept as <id>.failed.ipynb beside the outputs).
+KEPT_NOTEBOOK = "executed notebook:"
 
 
 class RunError(RuntimeError):
@@ -85,6 +91,40 @@ class Task:
     params: dict
     hashes: dict
     reasons: list[str]
+
+
+class Outcome:
+    """What the figures of a run come to, recorded as each finishes: the sidecars of those built (each
+    handed to the caller's `on_built` at once) and the failures (each printed at once, or raised at once
+    when the run stops at the first)."""
+
+    def __init__(self, out, stop_at_first_failure: bool = False,
+                 on_built: Callable[[Task, dict], None] | None = None):
+        self.out, self.stop_at_first_failure, self.on_built = out, stop_at_first_failure, on_built
+        self.built: list[dict] = []
+        self.failures: list[RunError] = []
+
+    def add_built(self, task: Task, sidecar: dict) -> None:
+        self.built.append(sidecar)
+        if self.on_built is not None:
+            self.on_built(task, sidecar)
+
+    def add_failure(self, error: RunError, label: str = "") -> None:
+        if self.stop_at_first_failure:
+            raise error
+        print(f"{label}{error}", file=self.out, flush=True)
+        self.failures.append(error)
+
+    def raise_failures(self, attempted: int) -> None:
+        """A RunError listing each failure by its first line (the figure and why) and its kept notebook."""
+        if self.failures:
+            raise RunError(f"{len(self.failures)} of {attempted} figure(s) failed:\n  "
+                           + "\n  ".join(map(_headline, self.failures)))
+
+
+def _headline(error: RunError) -> str:
+    first, *rest = str(error).splitlines()
+    return "\n    ".join([first, *(line.strip() for line in rest if line.strip().startswith(KEPT_NOTEBOOK))])
 
 
 def select(figures: dict[str, Figure], ids: list[str], broken: list[str] | None = None,
@@ -234,11 +274,13 @@ def execute(project: Project, task: Task, commit: str, progress_bar: bool = Fals
                     progress_bar=progress_bar, log_output=False, shutdown_kernel="immediate", **kernel)
         except Exception as error:  # papermill, nbclient timeouts, dead kernels
             failed = _keep_failed(executed, project.failed_notebook(task.profile, figure))
-            where = f"\n  executed notebook: {failed}" if failed else ""
-            hint = (f"\n  (the per-cell timeout is {figure.timeout} s, set in {figure.spec_path.name})"
+            where = f"\n  {KEPT_NOTEBOOK} {failed}" if failed else ""
+            hint = (f" (the per-cell timeout is {figure.timeout} s, set in {figure.spec_path.name})"
                     if "Timeout" in type(error).__name__ else "")
-            raise RunError(f"{figure.id} failed ({task.profile}){where}\n  {_error_summary(error)}{hint}"
-                           f"{_kernel_output(kernel_log, error)}") from None
+            # the first line says which figure failed and why: the list at the end of a run quotes it
+            why, _, details = _error_summary(error).partition("\n")
+            raise RunError(f"{figure.id} failed ({task.profile}): {why}{hint}{where}\n{details}"
+                           f"{_kernel_output(kernel_log, error)}".rstrip()) from None
         source.unlink()
         kernel_log.unlink(missing_ok=True)
         sidecar_path = stage / f"{figure.id}.json"
@@ -308,9 +350,15 @@ def execute_locked(project: Project, task: Task, commit: str, progress_bar: bool
 
 def run(project: Project, ids: list[str], profile: str = "quick", overrides: dict | None = None,
         dry_run: bool = False, force: bool = False, jobs: int = 1, out=sys.stdout,
-        papers: list[str] | None = None, scheduler: str | None = None) -> list[Task]:
+        papers: list[str] | None = None, scheduler: str | None = None, stop_at_first_failure: bool = False,
+        on_built: Callable[[Task, dict], None] | None = None) -> list[Task]:
     """Plan, report, and execute the stale figures (in `jobs` processes, or on the Dask cluster
-    `scheduler` names, longest first); stop at the first failure; end with a summary.
+    `scheduler` names, longest first); end with a summary. Returns the stale tasks.
+
+    A failed figure is printed when it fails and the others still run; the run then ends with a
+    RunError listing the failures. With `stop_at_first_failure` the first failure is raised at once and
+    the figures in flight are stopped. `on_built(task, sidecar)` is called here as each figure is
+    published, in the order they finish; what it raises stops the run.
 
     A figure whose YAML is broken is reported and skipped (the others run); the run then ends with a
     RegistryError naming every broken file.
@@ -337,15 +385,20 @@ def run(project: Project, ids: list[str], profile: str = "quick", overrides: dic
         started = time.monotonic()
         jobs = min(jobs, len(stale))
         preparations = missing(stale)
+        outcome = Outcome(out, stop_at_first_failure, on_built)
         with environment(**thread_environment(jobs)):
             if scheduler:  # imported only here: distributed takes a second to import
                 from intellimetry.pipeline.cluster import run_on_cluster
-                built, jobs = run_on_cluster(project, order_for_parallel(project, stale), commit, scheduler, out)
-            elif jobs > 1:
-                built = _run_parallel(project, order_for_parallel(project, stale), commit, jobs, out, preparations)
-            else:
-                built = _run_sequential(project, stale, commit, out, preparations)
-        print(summary(time.monotonic() - started, built, len(tasks) - len(stale), jobs), file=out, flush=True)
+                jobs = run_on_cluster(project, order_for_parallel(project, stale), commit, scheduler, outcome, out)
+            else:  # imported here: lanes imports this module
+                from intellimetry.pipeline.lanes import run_parallel, run_sequential
+                if jobs > 1:
+                    run_parallel(project, order_for_parallel(project, stale), commit, jobs, outcome, out, preparations)
+                else:
+                    run_sequential(project, stale, commit, outcome, out, preparations)
+        print(summary(time.monotonic() - started, outcome.built, len(tasks) - len(stale), jobs,
+                      len(outcome.failures)), file=out, flush=True)
+        outcome.raise_failures(len(stale))
     if broken:
         raise RegistryError(f"{len(broken)} figure file(s) could not be read:\n  " + "\n  ".join(broken))
     return stale
@@ -361,26 +414,11 @@ def order_for_parallel(project: Project, stale: list[Task]) -> list[Task]:
     return longest_chains_first(stale, seconds, key=lambda task: task.figure.id, chain=lambda task: task.figure.extends)
 
 
-def _prepare_all(names: list[str], out) -> None:
+def prepare_all(names: list[str], out) -> None:
     for name in names:
         print(f"preparing {name} ({PREPARATIONS[name].help}) ...", file=out, flush=True)
         seconds = run_preparation(PREPARATIONS[name])
         print(f"prepared {name} in {seconds:.0f} s", file=out, flush=True)
-
-
-def _run_sequential(project: Project, stale: list[Task], commit: str, out, preparations=()) -> list[dict]:
-    _prepare_all(list(preparations), out)
-    progress_bar = sys.stderr.isatty()
-    built = []
-    for number, task in enumerate(stale, 1):
-        print(f"[{number}/{len(stale)}] {task.figure.id} ({task.profile}) running ...", file=out, flush=True)
-        started = time.monotonic()
-        sidecar = execute_locked(project, task, commit, progress_bar, out)
-        if sidecar is not None:
-            built.append(sidecar)
-            print(f"[{number}/{len(stale)}] {task.figure.id} done in {time.monotonic() - started:.1f} s",
-                  file=out, flush=True)
-    return built
 
 
 def next_figure(waiting: list[tuple[int, Task]], unprepared: set[str], running_fragments: set):
@@ -390,63 +428,6 @@ def next_figure(waiting: list[tuple[int, Task]], unprepared: set[str], running_f
     apart = (item for item in ready
              if item[1].figure.extends is None or item[1].figure.extends not in running_fragments)
     return next(apart, ready[0] if ready else None)
-
-
-def _run_parallel(project: Project, stale: list[Task], commit: str, jobs: int, out,
-                  preparations=()) -> list[dict]:
-    """Execute in `jobs` worker processes, in the given order, except that a free process takes the
-    next figure that (1) needs no preparation step (YAML `requires`) still running and (2) shares no
-    YAML fragment with a running figure, if there is one: figures of one fragment share trained
-    models, and the second would only wait for the first's model-cache locks, leaving a core idle.
-    The steps themselves run first, as jobs of the same pool. At a failure or Ctrl-C the workers are
-    stopped at once.
-
-    A stopped worker leaves its staging folder, which the next run removes; published outputs are
-    never touched, since publishing is the last step of a clean run.
-    """
-    context = multiprocessing.get_context("spawn")
-    started = time.monotonic()
-    finished: queue.SimpleQueue = queue.SimpleQueue()  # (what, result, error) from the pool's callbacks
-    unprepared = set(preparations)
-    waiting = list(enumerate(stale))
-    print(f"running {len(stale)} figure(s) in {jobs} processes, longest first ...", file=out, flush=True)
-    built, done, in_flight, running = [], 0, 0, {}
-    with context.Pool(jobs, initializer=ignore_interrupts) as pool:  # leaving the block terminates it
-        def launch(function, args, what) -> None:
-            pool.apply_async(function, args, callback=lambda result: finished.put((what, result, None)),
-                             error_callback=lambda error: finished.put((what, None, error)))
-
-        for name in preparations:
-            print(f"preparing {name} ({PREPARATIONS[name].help}) beside the figures that do not need it ...",
-                  file=out, flush=True)
-            launch(run_preparation, (PREPARATIONS[name],), name)
-            in_flight += 1
-        while waiting or in_flight:
-            while in_flight < jobs:
-                ready = next_figure(waiting, unprepared, set(running.values()))
-                if ready is None:
-                    break
-                waiting.remove(ready)
-                running[ready[0]] = ready[1].figure.extends
-                launch(execute_locked, (project, ready[1], commit), ready[0])
-                in_flight += 1
-            what, result, error = finished.get()
-            in_flight -= 1
-            if error is not None:
-                raise error
-            if isinstance(what, str):  # a preparation step
-                unprepared.discard(what)
-                print(f"prepared {what} in {result:.0f} s ({time.monotonic() - started:.0f} s elapsed)",
-                      file=out, flush=True)
-                continue
-            done += 1
-            running.pop(what)
-            task = stale[what]
-            took = f"done in {result['wall_time_s']:.1f} s" if result else "built by another runner"
-            print(f"[{done}/{len(stale)}] {task.figure.id} ({task.profile}) {took} "
-                  f"({time.monotonic() - started:.0f} s elapsed)", file=out, flush=True)
-            built += [result] if result else []
-    return built
 
 
 def notebook_imports(figure: Figure) -> list[str]:
@@ -511,6 +492,25 @@ def _quiet_executor_logs() -> None:
         logger.propagate = False
 
 
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+def recorder(project: Project, out=sys.stdout, runs_dir: Path | None = None) -> Callable[[Task, dict], None]:
+    """The on_built hook of `run --record`: each figure goes into its profile's record as it finishes.
+    A run the record refuses (uncommitted changes, say) is kept as built; the message says why it was
+    not recorded, and the run goes on."""
+    from intellimetry.book.runs import record_built  # the book's module: imported only when recording
+
+    def record(task: Task, sidecar: dict) -> None:
+        try:
+            record_built(project, task.profile, task.figure.id, sidecar, **({"runs_dir": runs_dir} if runs_dir else {}))
+            print(f"recorded {task.figure.id} ({task.profile})", file=out, flush=True)
+        except RunError as err:
+            print(f"not recorded: {task.figure.id}: {err}", file=out, flush=True)
+    return record
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m intellimetry.pipeline", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -533,6 +533,13 @@ def main(argv: list[str] | None = None) -> int:
                             "chapter per CI job)")
     run_p.add_argument("--jobs", "-j", type=int, default=available_cores(),
                        help=f"notebooks run at once (default: the cores this process may use, {available_cores()})")
+    run_p.add_argument("--stop-at-first-failure", action="store_true",
+                       help="stop the run, and the figures running, at the first figure that fails (by default "
+                            "the others still run, and the failures are listed at the end)")
+    run_p.add_argument("--record", action="store_true",
+                       help="record each figure in data/runs/<profile>.json as it finishes (make paper: an "
+                            "interrupted run keeps what it did); a run that cannot be trusted (uncommitted "
+                            "changes) is built but not recorded, and says why")
     run_p.add_argument("--scheduler", metavar="ADDRESS",
                        help="run on a Dask cluster: local:N (N worker processes here) or a scheduler's address "
                             "(tcp://HOST:PORT); workers need this commit with `make env`")
@@ -550,7 +557,7 @@ def main(argv: list[str] | None = None) -> int:
             broken = []
             print(describe(project, select(project.figures(broken), [args.id], broken)[0]))
         elif args.command == "prepare":
-            _prepare_all([args.step], sys.stdout)
+            prepare_all([args.step], sys.stdout)
         else:
             if args.profile not in DECLARABLE_PROFILES:
                 raise ParameterError(f"unknown profile {args.profile!r}; allowed: {', '.join(DECLARABLE_PROFILES)}"
@@ -559,8 +566,11 @@ def main(argv: list[str] | None = None) -> int:
             if args.scheduler:  # a bad address is refused before anything runs
                 from intellimetry.pipeline.cluster import parse_scheduler
                 parse_scheduler(args.scheduler)
+            # a cancelled job (CI, a scheduler) sends SIGTERM: stop as on Ctrl-C, so no kernel outlives the run
+            signal.signal(signal.SIGTERM, _interrupt)
             run(project, ids, args.profile, overrides, args.dry_run, args.force, max(1, args.jobs),
-                papers=args.papers, scheduler=args.scheduler)
+                papers=args.papers, scheduler=args.scheduler, stop_at_first_failure=args.stop_at_first_failure,
+                on_built=recorder(project) if args.record else None)
     except (ParameterError, RegistryError, RunError, PreparationError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2 if isinstance(err, (ParameterError, RegistryError)) else 1

@@ -80,11 +80,12 @@ def longest_chains_first(items: list, seconds: dict[str, float], key, chain) -> 
     return [item for members in ordered for item in sorted(members, key=key)]
 
 
-def summary(run_seconds: float, built: list[dict], fresh: int, jobs: int) -> str:
-    """What a finished build prints: total, slowest five, cache hits (figures and trained models)."""
+def summary(run_seconds: float, built: list[dict], fresh: int, jobs: int, failed: int = 0) -> str:
+    """What a finished build prints: total, failures, slowest five, cache hits (figures and trained models)."""
     cpu = sum(sidecar.get("cpu_time_s") or 0 for sidecar in built)
     lines = [f"summary: {len(built)} figure(s) run in {run_seconds:.0f} s with {jobs} at once "
-             f"({cpu:.0f} CPU s in their kernels); {fresh} up to date (not run)"]
+             f"({cpu:.0f} CPU s in their kernels); {fresh} up to date (not run)"
+             + (f"; {failed} failed" if failed else "")]
     slowest = sorted(built, key=lambda sidecar: -(sidecar.get("wall_time_s") or 0))[:5]
     if slowest:
         lines.append("  slowest: " + ", ".join(f"{s['figure_id']} {s.get('wall_time_s') or 0:.0f} s" for s in slowest))
