@@ -11,7 +11,7 @@ from docutils.core import publish_doctree
 from myst_parser.parsers.docutils_ import Parser
 
 from intellimetry import CHAPTERS, PAPERS, STUDIES, paths, verdicts
-from intellimetry.book import scoreboard
+from intellimetry.book import records, scoreboard
 from intellimetry.book.check import plain_text_maths
 from intellimetry.pipeline.project import Project
 
@@ -365,3 +365,98 @@ def test_a_study_needs_a_title_and_a_paper_its_name(monkeypatch):
     with pytest.raises(verdicts.CriterionError, match="agreement/items.yaml needs `title:`"):
         scoreboard.group_name("agreement", {"paper": "Five measures", "items": []})
     assert scoreboard.group_name("survival", PAPER_REGISTRY) == "Demo paper"
+
+
+# ---- the full profile beside this build's: every item, and where the two disagree ----------------------
+
+DEMO_REGISTRY = {"paper": "Demo paper", "items": [
+    {"id": "fig01", "label": "Fig. 1", "claim": "a claim", "figure": "survival-fig01-levels", "kind": "claim",
+     "in_words": "it works", "criterion": {"test": "is_true", "ours": "ok"}, "no_control": "none"},
+    {"id": "fig02", "label": "Fig. 2", "claim": "another", "figure": "survival-fig02-mnist-decay", "kind": "claim",
+     "in_words": "it works", "criterion": {"test": "is_true", "ours": "ok"}, "no_control": "none"},
+    {"id": "fig05", "label": "Fig. 5", "claim": "a sum", "figure": "survival-fig05-recommendation", "kind": "check",
+     "in_words": "the parts add up", "criterion": {"test": "is_true", "ours": "ok"}},
+]}
+FULL_RECORD = {"profile": "full", "figures": {
+    "survival-fig01-levels": {"commit": "abc", "verdicts": {"fig01": "not reproduced"}, "kinds": {"fig01": "claim"},
+                              "statistics": {"fig01": False}, "parameters": {"n": 50, "seed": 0}},
+    "survival-fig05-recommendation": {"commit": "abc", "verdicts": {"fig05": "holds"}, "kinds": {"fig05": "check"},
+                                      "statistics": {"fig05": True}, "parameters": {"n": 50}}}}
+
+
+def demo_rows(monkeypatch, full_record=FULL_RECORD):
+    """This build: Fig. 1 reproduced, Fig. 2 reproduced, Fig. 5 holds; the full record: Fig. 1 not reproduced
+    (its entry no longer current), Fig. 2 not run, Fig. 5 holds (current)."""
+    monkeypatch.setattr(scoreboard, "CHAPTERS", ("survival",))
+    monkeypatch.setattr(verdicts, "load_items", lambda paper: DEMO_REGISTRY)
+    items = {item["id"]: item for item in DEMO_REGISTRY["items"]}
+    sidecars = {figure: {item: verdicts.verdict(items[item], {"ok": True})}
+                for figure, item in (("survival-fig01-levels", "fig01"), ("survival-fig02-mnist-decay", "fig02"),
+                                     ("survival-fig05-recommendation", "fig05"))}
+    stale = records.Status(False, ["library changed: src/intellimetry/survival/levels.py"])
+    return scoreboard.collect(fake_sidecars(sidecars), full_record,
+                              lambda fig_id: stale if fig_id == "survival-fig01-levels" else records.Status(True, []))
+
+
+def test_every_item_row_shows_the_full_verdict_marked_where_not_current(monkeypatch):
+    rows = demo_rows(monkeypatch)
+    assert [row.full for row in rows] == ["not reproduced, ours: no (not current: library changed)",
+                                          scoreboard.NOT_RUN_FULL, "holds, ours: yes"]
+    table = "\n".join(scoreboard.tables_markdown(rows))
+    assert "<br>**Full profile:** not reproduced, ours: no (not current: library changed) |" in table
+    assert "<br>**Full profile:** not run at full |" in table
+    assert "| Item | Result | What the figure shows | What is checked | Ours | The full profile |" in table
+    assert "| the parts add up | yes | holds, ours: yes |" in table
+
+
+def test_a_findings_row_shows_the_full_verdict_too(monkeypatch):
+    rows = [row for row in study_rows(monkeypatch) if row.chapter == "agreement"]
+    table = "\n".join(scoreboard.tables_markdown(rows))
+    assert table.count(f"**Full profile:** {scoreboard.NOT_RUN_FULL}") == 2  # both covered findings
+    assert table.count(f"| {scoreboard.NOT_RUN_FULL} |") == 1  # the check
+
+
+def test_every_covered_item_of_every_chapter_gets_a_full_profile_cell():
+    """A fresh clone (no full run recorded): each covered item, claim, check or finding, reads 'not run at full'."""
+    rows = scoreboard.collect(lambda fig_id: None, {"figures": {}})
+    covered = [row for row in rows if row.figure]
+    assert covered and all(row.full == scoreboard.NOT_RUN_FULL for row in covered)
+    assert {row.kind for row in covered} == {verdicts.CLAIM, verdicts.CHECK, verdicts.FINDING}
+    table = "\n".join(scoreboard.tables_markdown(rows))
+    assert table.count(scoreboard.NOT_RUN_FULL) == len(covered)
+
+
+def test_the_disagreement_list_shows_items_whose_verdicts_differ_with_both_statistics_and_parameters(monkeypatch):
+    rows = demo_rows(monkeypatch)
+    lines = scoreboard.disagreements_markdown(rows, lambda fig_id: {"n": 3, "seed": 0}, FULL_RECORD, "quick")
+    assert lines[0] == ("1 of the 2 items both profiles have judged get different verdicts. 1 items have no full "
+                        "verdict recorded yet.")
+    assert lines[2:] == [
+        "| Item | The quick profile (this build) | The full profile (recorded) | "
+        "Parameters that differ (quick → full) |",
+        "|---|---|---|---|",
+        "| Fig. 1<br>{ref}`ours <survival-fig01-levels>` | **reproduced**<br>ours: yes | **not reproduced**<br>ours: "
+        "no<br>(not current: library changed) | n: 3 → 50 |"]
+    assert "Fig. 5" not in "\n".join(lines)  # holds on both: no disagreement
+
+
+def test_the_disagreement_list_says_so_when_the_profiles_agree_or_full_never_ran(monkeypatch):
+    agreeing = {"profile": "full", "figures": {"survival-fig05-recommendation":
+                                               FULL_RECORD["figures"]["survival-fig05-recommendation"]}}
+    lines = scoreboard.disagreements_markdown(demo_rows(monkeypatch, agreeing), lambda fig_id: {"n": 3}, agreeing,
+                                              "quick")
+    assert lines == ["The quick and full profiles give the same verdict on all 1 items both have judged. 2 items "
+                     "have no full verdict recorded yet."]
+    assert scoreboard.disagreements_markdown(demo_rows(monkeypatch, {}), lambda fig_id: None, {}, "quick") == [
+        "No item of this chapter has a verdict from both profiles yet. 3 items have no full verdict recorded yet."]
+    assert scoreboard.parameter_changes({"n": 3}, {"n": 3}, "quick") == "none (the same parameters as quick)"
+    assert scoreboard.parameter_changes({"data": "a", "sizes": [1, 2]}, {"sizes": [1, 2, 4]}, "quick") == \
+        "data: a → (none)<br>sizes: 1,2 → 1,2,4"
+
+
+@pytest.mark.parametrize("chapter", REGISTRIES)
+def test_each_chapter_scoreboard_page_shows_both_profiles_and_where_they_disagree(chapter):
+    text = (paths.BOOK_DIR / "scoreboard" / f"{chapter}.md").read_text(encoding="utf-8")
+    assert f"```{{scoreboard}} {chapter}\n```" in text
+    heading = text.index("## Where the profiles disagree")
+    assert text.index(f"```{{scoreboard-disagreements}} {chapter}\n```") > heading

@@ -11,7 +11,9 @@
     {build}`notebook_minutes%.0f`                           the notebooks' total run time of this copy
     {verdict}`aiq-fig07-force:fig07`                        the verdict the figure's run gave a paper item
     {recorded}`full:chapters.survival.minutes%.0f`          from the committed record of a profile's runs
-                                                            (data/runs/<profile>.json, intellimetry.book.runs)
+                                                            (data/runs/<profile>.json, intellimetry.book.runs);
+                                                            'not run at full' where it holds none, marked
+                                                            where no longer current (book.records.marker)
     {direction}`aiq-fig08-gravity:rho%rises/falls`          a direction word from a value's sign: the first
                                                             word when it is positive, the second when negative
     {direction}`aiq-fig08-gravity:alpha>2%above/below`      ... or when it is above / below a threshold
@@ -37,9 +39,12 @@ from docutils import nodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from intellimetry import paths
-from intellimetry.book.figblock import add_nodes, block_nodes
+from intellimetry import CHAPTERS, paths
+from intellimetry.book import records
+from intellimetry.book.figblock import add_nodes, block_nodes, run_time
+from intellimetry.pipeline.project import Project
 from intellimetry.pipeline.registry import RegistryError, load_figure
+from intellimetry.pipeline.schedule import runs_path
 from intellimetry.verdicts import value_at
 
 logger = logging.getLogger(__name__)
@@ -225,10 +230,84 @@ def lookup_verdict(env, text: str) -> str:
 
 
 def lookup_recorded(env, text: str) -> str:
-    from intellimetry.book.runs import runs_path
-
+    """A value of a profile's record; 'not run at <profile>' for a figure or chapter it does not hold yet (a
+    fresh clone builds), and the entry marked where it is no longer current (records.marker): in full at its
+    first quote on a page, shortly after."""
     profile, key, spec = split_reference(text)
-    return format_value(dig(load_file(runs_path(profile), env), key), spec)
+    record = profile_record(env, profile)
+    section, _, rest = key.partition(".")
+    target = rest.partition(".")[0]
+    if section in ("figures", "chapters") and target not in (record.get(section) or {}):
+        _check_known(section, target)
+        return NOT_RUN_AT.format(profile=profile)
+    value = format_value(dig(record, key), spec)
+    note = _page_note(env, profile, record, section, target)
+    return f"{value} {note}" if note else value
+
+
+NOT_RUN_AT = "not run at {profile}"
+MARKED = "intellimetry_recorded_marked"  # env.temp_data: the entries a page has already marked in full
+
+
+def profile_record(env, profile: str) -> dict:
+    """data/runs/<profile>.json, or an empty record where there is none (a fresh clone has no full runs)."""
+    try:
+        return load_file(runs_path(profile), env)
+    except LookupFailed:
+        return {"profile": profile, "figures": {}, "chapters": {}}
+
+
+def _check_known(section: str, target: str) -> None:
+    """A figure or chapter the record lacks must at least exist: a typo is an error, not 'not run'."""
+    if section == "chapters":
+        known = target in CHAPTERS
+    else:
+        spec = paths.figure_dir(paths.NOTEBOOKS_DIR, target) / f"{target}.yaml" if paths.is_figure_id(target) else None
+        known = spec is not None and spec.is_file()
+    if not known:
+        raise LookupFailed(f"no {'chapter' if section == 'chapters' else 'figure'} {target!r}")
+
+
+@lru_cache(maxsize=1)
+def _checkout() -> tuple[Project, dict]:
+    project = Project.at()
+    return project, project.figures()
+
+
+@lru_cache(maxsize=None)
+def _status(path: str, mtime: float, fig_id: str) -> records.Status:
+    project, figures = _checkout()
+    return records.status_details(project, _load(path, mtime), fig_id, figures)
+
+
+def recorded_status(env, profile: str, fig_id: str) -> records.Status:
+    """Whether a figure's entry in the profile's record is current in this checkout; the page is re-read
+    when a file its hash covers changes."""
+    path = runs_path(profile)
+    if not path.exists():
+        return records.Status(False, ["not recorded"])
+    status = _status(str(path), path.stat().st_mtime, fig_id)
+    root = _checkout()[0].root
+    for name in status.covered:
+        if (root / name).is_file():  # Sphinx re-reads a page on every build whose dependency is missing
+            env.note_dependency(str(root / name))
+    return status
+
+
+def _page_note(env, profile: str, record: dict, section: str, target: str) -> str:
+    """The marker of a quoted entry that is not current (for a chapter total: how many of its figures)."""
+    marked = env.temp_data.setdefault(MARKED, set())
+    short = (section, target) in marked  # marked in full once per page; a paragraph of its values stays legible
+    marked.add((section, target))
+    if section == "figures":
+        return records.marker(record["figures"][target], recorded_status(env, profile, target), short)
+    if section != "chapters":
+        return ""
+    ids = [fig_id for fig_id in record.get("figures") or {} if paths.paper_of(fig_id) == target]
+    stale = [fig_id for fig_id in ids if not recorded_status(env, profile, fig_id).current]
+    if not stale:
+        return ""
+    return "(not all current)" if short else f"({len(stale)} of these {len(ids)} figures not current)"
 
 
 def lookup_build(env, text: str) -> str:
@@ -300,34 +379,47 @@ def cache_reuse(info: dict) -> str:
 
 
 class ProfileRunsDirective(SphinxDirective):
-    """A bullet list of one chapter's figures as recorded on a profile (data/runs/<profile>.json):
-    wall time, verdicts, commit, date, machine and parameters; the chapter's total first."""
+    """A bullet list of one chapter's figures as recorded on a profile (data/runs/<profile>.json): wall
+    time, verdicts, commit, date, machine, parameters and whether the entry is current, with what changed
+    since where it is not; a figure the record lacks reads 'not run at <profile>'. The chapter's total first."""
     required_arguments = 2  # profile, paper
 
     def run(self):
-        from intellimetry.book.runs import runs_path
-
         profile, paper = self.arguments
-        try:
-            record = load_file(runs_path(profile), self.env)
-            total = dig(record, f"chapters.{paper}")
-        except LookupFailed as err:
-            logger.warning(f"profile-runs {profile} {paper}: {err} (record it with "
-                           f"`python -m intellimetry.book record --profile {profile}`)", location=self.get_location())
+        if paper not in CHAPTERS:
+            logger.warning(f"profile-runs {profile} {paper}: no chapter {paper!r}", location=self.get_location())
             return []
-        items = nodes.bullet_list()
-        for fig_id, info in record["figures"].items():
-            if paths.paper_of(fig_id) != paper:
-                continue
-            verdicts = ", ".join(f"{item} {verdict}" for item, verdict in info["verdicts"].items()) or "no verdict"
-            machine = info["machine"]
-            text = (f"{fig_id}: {info['wall_time_s']:.0f} s{cache_reuse(info)}; {verdicts}; commit {info['commit']}, "
-                    f"{info['saved_at']}, {machine['cores']} CPU cores, {machine['memory_gib']} GiB; "
-                    f"{format_parameters(info['parameters']) or 'no parameters'}")
+        record = profile_record(self.env, profile)
+        recorded = record.get("figures") or {}
+        ids = sorted(fig_id for fig_id in {*_checkout()[1], *recorded} if paths.paper_of(fig_id) == paper)
+        items, stale = nodes.bullet_list(), 0
+        for fig_id in ids:
+            if fig_id in recorded:
+                status = recorded_status(self.env, profile, fig_id)
+                stale += not status.current
+                text = run_line(fig_id, recorded[fig_id], status)
+            else:
+                text = f"{fig_id}: {NOT_RUN_AT.format(profile=profile)}"
             items += nodes.list_item("", nodes.paragraph(text, text))
-        text = (f"The {profile} profile of this chapter, as last recorded: {total['figures']} figures, "
-                f"{total['minutes']} minutes of notebooks in all.")
+        text = total_sentence(profile, (record.get("chapters") or {}).get(paper), stale)
         return [nodes.paragraph(text, text), items]
+
+
+def run_line(fig_id: str, info: dict, status: records.Status) -> str:
+    """One recorded run: time, verdicts, commit, date, machine, parameters; current, or what changed since."""
+    verdicts = ", ".join(f"{item} {verdict}" for item, verdict in info["verdicts"].items()) or "no verdict"
+    machine = info.get("machine") or {}
+    state = records.marker(info, status) or "current"
+    return (f"{fig_id}: {run_time(info.get('wall_time_s'))}{cache_reuse(info)}; {verdicts}; commit {info['commit']}, "
+            f"{info.get('saved_at')}, {machine.get('cores')} CPU cores, {machine.get('memory_gib')} GiB; "
+            f"{format_parameters(info['parameters']) or 'no parameters'}; {state}")
+
+
+def total_sentence(profile: str, total: dict | None, stale: int) -> str:
+    if not total:
+        return f"The {profile} profile of this chapter is not recorded yet: no figure of it has a run recorded."
+    return (f"The {profile} profile of this chapter, as last recorded: {total['figures']} figures, "
+            f"{total['minutes']} minutes of notebooks in all" + (f"; {stale} of them not current." if stale else "."))
 
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"

@@ -8,6 +8,9 @@ findings counted apart from every paper's claims and never in 'all papers' or as
     ```{scoreboard}```           one table per paper; ```{scoreboard} <chapter>```: that chapter's
     ```{scoreboard-slice} <chapter>```   a chapter's items, verdicts and figures in one short table
     ```{scoreboard-summary}```   one line per paper with the totals (the intro's status table)
+    ```{scoreboard-disagreements} <chapter>```   the chapter's items whose verdict differs between this
+                                 build's profile and the full record, with both statistics and the parameters
+                                 that differ
     python -m intellimetry.book scoreboard [--profile quick]   the same totals as JSON, from figures/<profile>/
 """
 from __future__ import annotations
@@ -26,12 +29,16 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from intellimetry import CHAPTERS, STUDIES, paths, verdicts
-from intellimetry.book.roles import LookupFailed, format_value, load_file, sidecar_path
+from intellimetry.book import records
+from intellimetry.book.figblock import cli_value
+from intellimetry.book.roles import LookupFailed, format_value, load_file, profile_record, recorded_status, sidecar_path
 from intellimetry.pipeline.project import Project, read_sidecar
 
 logger = logging.getLogger(__name__)
 
 NOT_RUN = "not run"  # a covered item whose figure has no verdict for it (not built, or built before the item)
+NOT_RUN_FULL = "not run at full"  # ... and whose figure the full record does not hold
+NOT_JUDGED_FULL = "not judged at full (recorded before this item)"
 CLAIM_COLUMNS = (*verdicts.VERDICTS, verdicts.NOT_YET, verdicts.NOT_A_RESULT)
 CHECK_COLUMNS = (*verdicts.CHECK_VERDICTS, verdicts.NOT_YET, verdicts.NOT_A_RESULT)
 FINDING_COLUMNS = (*verdicts.FINDING_VERDICTS, verdicts.NOT_YET, verdicts.NOT_A_RESULT)
@@ -55,13 +62,21 @@ class Row:
     criterion: str = ""  # the criterion in words (items.yaml's in_words)
     control: str = ""  # the null subject, its statistic and its outcome; or why there is none
     reason: str = ""  # why inconclusive, and what would make it conclusive
-    full: str = ""  # the full profile's verdict, where one is recorded
+    full: str = ""  # the full profile's verdict and statistic as shown, or NOT_RUN_FULL
+    full_verdict: str = ""  # the full record's verdict itself ("" where none is recorded)
+    full_ours: str = ""  # ... and the statistic it judged, in words
+    full_note: str = ""  # why the full verdict is not current (records.marker, short), or ""
     note: str = ""  # why not yet / not a result
 
 
-def collect(sidecar_for: Callable[[str], dict | None], full_record: dict | None = None) -> list[Row]:
+StatusFor = Callable[[str], records.Status]
+
+
+def collect(sidecar_for: Callable[[str], dict | None], full_record: dict | None = None,
+            full_status: StatusFor | None = None) -> list[Row]:
     """Every item of every chapter with an items.yaml, in the book's order; sidecar_for(id) -> sidecar or None;
-    full_record: data/runs/full.json, for the full profile's verdicts."""
+    full_record: data/runs/full.json, for the full profile's verdicts; full_status(id): whether a figure's
+    entry there is current (records.Status; without it no entry is marked)."""
     rows = []
     for chapter in CHAPTERS:
         if not paths.reference_exists(f"{chapter}/{verdicts.ITEMS_FILE}"):
@@ -69,7 +84,7 @@ def collect(sidecar_for: Callable[[str], dict | None], full_record: dict | None 
         registry = verdicts.load_items(chapter)
         name = group_name(chapter, registry)
         for item in registry["items"]:
-            rows.append(_row(name, chapter, item, sidecar_for, full_record or {}))
+            rows.append(_row(name, chapter, item, sidecar_for, full_record or {}, full_status))
     return rows
 
 
@@ -87,7 +102,7 @@ def is_study(row: Row) -> bool:
     return row.chapter in STUDIES
 
 
-def _row(paper: str, chapter: str, item: dict, sidecar_for, full_record: dict) -> Row:
+def _row(paper: str, chapter: str, item: dict, sidecar_for, full_record: dict, full_status) -> Row:
     row = Row(paper, chapter, item["id"], item["label"], " ".join(str(item["claim"]).split()), "",
               kind=verdicts.item_kind(item))
     status = verdicts.item_status(item)
@@ -98,7 +113,7 @@ def _row(paper: str, chapter: str, item: dict, sidecar_for, full_record: dict) -
     else:
         row.figure = item["figure"]
         row.criterion = " ".join(str(item.get("in_words", "")).split())
-        row.full = _full_verdict(full_record, row.figure, item["id"])
+        _fill_full(row, (full_record.get("figures") or {}).get(row.figure), full_status)
         record = ((sidecar_for(row.figure) or {}).get("verdicts") or {}).get(item["id"])
         if record is None:
             row.status = NOT_RUN
@@ -125,16 +140,22 @@ def _fill(row: Row, record: dict) -> None:
         row.reason = record["qualitative_note"]
 
 
-def _full_verdict(full_record: dict, fig_id: str, item_id: str) -> str:
-    entry = (full_record.get("figures") or {}).get(fig_id)
-    if not entry or item_id not in entry.get("verdicts", {}):
-        return ""
-    text = entry["verdicts"][item_id]
-    if item_id not in entry.get("kinds", {}):
-        text += " (recorded before controls and inconclusive existed)"
-    if not entry.get("up_to_date_when_recorded", True):
-        text += " (from older code)"
-    return text
+def _fill_full(row: Row, entry: dict | None, full_status: StatusFor | None) -> None:
+    """The full record's verdict of the row's item and its statistic, marked where the entry is not current."""
+    if entry is None:
+        row.full = NOT_RUN_FULL
+        return
+    if row.id not in entry.get("verdicts", {}):
+        row.full = NOT_JUDGED_FULL
+        return
+    row.full_verdict = entry["verdicts"][row.id]
+    statistics = entry.get("statistics") or {}
+    row.full_ours = _describe(statistics[row.id]) if row.id in statistics else ""
+    if full_status is not None:
+        row.full_note = records.marker(entry, full_status(row.figure), short=True)
+    older = "" if row.id in entry.get("kinds", {}) else "(recorded before controls and inconclusive existed)"
+    row.full = " ".join(part for part in (row.full_verdict + (f", ours: {row.full_ours}" if row.full_ours else ""),
+                                          older, row.full_note) if part)
 
 
 def _describe(value) -> str:
@@ -215,9 +236,11 @@ def tables_markdown(rows: list[Row], headings: bool = True) -> list[str]:
         if checks:
             lines += ["**Implementation checks** (definitions, identities and properties of our own "
                       "construction: computed and shown, never counted as reproductions)", "",
-                      "| Item | Result | What the figure shows | What is checked | Ours |", "|---|---|---|---|---|"]
+                      "| Item | Result | What the figure shows | What is checked | Ours | The full profile |",
+                      "|---|---|---|---|---|---|"]
             lines += [f"| {_item_cell(row)} | **{row.status}** | {_text_cell(row.claim)} | "
-                      f"{_text_cell(row.criterion or row.note)} | {_cell(row.ours)} |" for row in checks] + [""]
+                      f"{_text_cell(row.criterion or row.note)} | {_cell(row.ours)} | {_cell(row.full)} |"
+                      for row in checks] + [""]
     return lines
 
 
@@ -226,7 +249,7 @@ def _claim_line(row: Row) -> str:
         return f"| {row.label}<br>**{row.status}** | {_text_cell(row.claim)} | {_text_cell(row.note)} | |"
     status = f"{_item_cell(row)}<br>**{row.status}**" + (f"<br>{_text_cell(row.reason)}" if row.reason else "")
     results = (f"**Ours:** {_cell(row.ours)}<br>**Control:** {_cell(row.control) or 'none'}"
-               f"<br>**Full profile:** {_cell(row.full) or 'not recorded'}")
+               f"<br>**Full profile:** {_cell(row.full)}")
     return f"| {status} | {_text_cell(row.claim)} | {_text_cell(row.criterion)} | {results} |"
 
 
@@ -253,6 +276,44 @@ def slice_markdown(rows: list[Row]) -> list[str]:
     for row in rows:
         where = f"{{doc}}`/{row.chapter}/{row.figure}`" if row.figure else _text_cell(row.note)  # its page
         lines.append(f"| {row.label} | {row.kind} | **{row.status}** | {where} |")
+    return lines
+
+
+def disagreements(rows: list[Row]) -> list[Row]:
+    """The items judged by both this build's run and the full record whose verdicts differ."""
+    return [row for row in rows if row.full_verdict and row.status != NOT_RUN and row.status != row.full_verdict]
+
+
+def parameter_changes(ours: dict | None, full: dict | None, profile: str) -> str:
+    """'name: ours → full' for every parameter that differs between the two runs (the scale, data or model)."""
+    def shown(values: dict | None, name: str) -> str:
+        return cli_value(values[name]) if name in (values or {}) else "(none)"
+    names = records.differing_parameters(ours, full)
+    return "<br>".join(_cell(f"{name}: {shown(ours, name)} → {shown(full, name)}") for name in names) or \
+        f"none (the same parameters as {profile})"
+
+
+def disagreements_markdown(rows: list[Row], parameters_for: Callable[[str], dict | None], full_record: dict,
+                           profile: str) -> list[str]:
+    """A chapter's items whose verdict on this build's profile differs from the full record's: both verdicts
+    and statistics, and the parameters that differ between the two runs (parameters_for(id): this build's)."""
+    both = [row for row in rows if row.full_verdict and row.status != NOT_RUN]
+    differ = disagreements(rows)
+    missing = sum(row.full == NOT_RUN_FULL for row in rows)
+    unrecorded = f" {missing} items have no full verdict recorded yet." if missing else ""
+    if not differ:
+        agree = (f"The {profile} and full profiles give the same verdict on all {len(both)} items both have judged."
+                 if both else "No item of this chapter has a verdict from both profiles yet.")
+        return [agree + unrecorded]
+    lines = [f"{len(differ)} of the {len(both)} items both profiles have judged get different verdicts.{unrecorded}",
+             "", f"| Item | The {profile} profile (this build) | The full profile (recorded) | "
+             f"Parameters that differ ({profile} → full) |", "|---|---|---|---|"]
+    for row in differ:
+        entry = full_record["figures"][row.figure]
+        full = f"**{row.full_verdict}**<br>ours: {_cell(row.full_ours) or 'not recorded'}" + \
+            (f"<br>{_cell(row.full_note)}" if row.full_note else "")
+        lines.append(f"| {_item_cell(row)} | **{row.status}**<br>ours: {_cell(row.ours)} | {full} | "
+                     f"{parameter_changes(parameters_for(row.figure), entry.get('parameters'), profile)} |")
     return lines
 
 
@@ -297,19 +358,19 @@ def summary_markdown(rows: list[Row]) -> list[str]:
 
 
 class _ScoreboardDirective(SphinxDirective):
-    def rows(self) -> list[Row]:
-        srcdir = Path(self.env.srcdir)
+    def sidecar_for(self, fig_id: str) -> dict | None:
+        try:
+            return load_file(sidecar_path(Path(self.env.srcdir), fig_id), self.env)
+        except LookupFailed:
+            return None
 
-        def sidecar_for(fig_id):
-            try:
-                return load_file(sidecar_path(srcdir, fig_id), self.env)
-            except LookupFailed:
-                return None
+    def rows(self) -> list[Row]:
         for chapter in CHAPTERS:
             path = paths.REFERENCE_DIR / chapter / verdicts.ITEMS_FILE
             if path.is_file():  # a missing dependency would make Sphinx re-read the page on every build
                 self.env.note_dependency(str(path))
-        rows = collect(sidecar_for, _full_record(self.env))
+        rows = collect(self.sidecar_for, profile_record(self.env, "full"),
+                       lambda fig_id: recorded_status(self.env, "full", fig_id))
         for row in rows:
             if row.status == NOT_RUN:
                 logger.warning(f"scoreboard: {row.paper} {row.label} names {row.figure}, whose sidecar has no "
@@ -321,15 +382,6 @@ class _ScoreboardDirective(SphinxDirective):
         container = nodes.container(classes=["intellimetry-scoreboard"])
         self.state.nested_parse(StringList(lines, source=self.env.docname), self.content_offset, container)
         return [container]
-
-
-def _full_record(env) -> dict:
-    from intellimetry.book.runs import runs_path
-
-    try:
-        return load_file(runs_path("full"), env)
-    except LookupFailed:
-        return {}
 
 
 class ScoreboardDirective(_ScoreboardDirective):
@@ -365,10 +417,28 @@ class ScoreboardSummaryDirective(_ScoreboardDirective):
         return self.parse(summary_markdown(self.rows()))
 
 
+class ScoreboardDisagreementsDirective(ScoreboardDirective):
+    """A chapter's items whose verdict on this build's profile differs from the full record's."""
+    required_arguments, optional_arguments = 1, 0
+
+    def run(self):
+        rows = self.chapter_rows()
+        if not rows:
+            return []
+        try:
+            profile = load_file(Path(self.env.srcdir) / paths.GENERATED / "build.json", self.env)["profile"]
+        except LookupFailed as err:
+            logger.warning(f"{self.name}: {err}", location=self.get_location())
+            return []
+        return self.parse(disagreements_markdown(rows, lambda fig_id: (self.sidecar_for(fig_id) or {}).get(
+            "parameters"), profile_record(self.env, "full"), profile))
+
+
 def setup(app):
     app.add_directive("scoreboard", ScoreboardDirective)
     app.add_directive("scoreboard-summary", ScoreboardSummaryDirective)
     app.add_directive("scoreboard-slice", ScoreboardSliceDirective)
+    app.add_directive("scoreboard-disagreements", ScoreboardDisagreementsDirective)
 
 
 def main(argv: list[str] | None = None) -> int:
