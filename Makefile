@@ -98,9 +98,13 @@ book: $(INSTALLED) $(MATHJAX) ## run the stale notebooks (PROFILE) and render bo
 site: $(INSTALLED) $(MATHJAX) ## render book/_build/html from the local figures only (no notebook runs), as published; INTELLIMETRY_REPOSITORY_URL=<url> sets the Binder and source links
 	$(PY) -m intellimetry.book build --profile $(PROFILE)
 
-paper: ## the full profile: paper scale, hours; records its run times in data/runs/full.json
-	$(MAKE) book PROFILE=full
-	$(PY) -m intellimetry.book record --profile full
+# Each figure is recorded as it finishes, so an interrupted run keeps what it did and the next one
+# resumes with the figures still stale; a failed figure does not stop the others (the run lists the
+# failures at the end and exits non-zero, after which no site is rendered).
+paper: $(INSTALLED) $(MATHJAX) ## the full profile: paper scale, hours; records each figure in data/runs/full.json as it finishes, then renders the full book
+	$(PY) -m intellimetry.pipeline run --profile full --record $(if $(FORCE),--force) $(if $(JOBS),--jobs $(JOBS)) \
+	  $(foreach p,$(PAPER),--paper $(p)) $(if $(SCHEDULER),--scheduler $(SCHEDULER))
+	$(MAKE) --no-print-directory site PROFILE=full
 
 test: $(INSTALLED) $(LANGUAGE_DATA) $(MATHJAX) ## the test suite: lint, library, runner, every notebook, the book build, a browser check
 	$(PY) -m ruff check src tests benchmarks
