@@ -438,6 +438,13 @@ def test_the_disagreement_list_shows_items_whose_verdicts_differ_with_both_stati
         "| Fig. 1<br>{ref}`ours <survival-fig01-levels>` | **reproduced**<br>ours: yes | **not reproduced**<br>ours: "
         "no<br>(not current: library changed) | n: 3 → 50 |"]
     assert "Fig. 5" not in "\n".join(lines)  # holds on both: no disagreement
+    # a full build compares with the quick record: the same table, the other profile named
+    lines = scoreboard.disagreements_markdown(rows, lambda fig_id: {"n": 50, "seed": 0}, FULL_RECORD, "full",
+                                              other="quick")
+    assert "no quick verdict recorded yet" in lines[0]
+    assert lines[2].startswith("| Item | The full profile (this build) | The quick profile (recorded) | "
+                               "Parameters that differ (full → quick) |")
+    assert lines[4].endswith("| none (the same parameters as full) |")
 
 
 def test_the_disagreement_list_says_so_when_the_profiles_agree_or_full_never_ran(monkeypatch):

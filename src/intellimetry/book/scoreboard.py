@@ -293,23 +293,24 @@ def parameter_changes(ours: dict | None, full: dict | None, profile: str) -> str
         f"none (the same parameters as {profile})"
 
 
-def disagreements_markdown(rows: list[Row], parameters_for: Callable[[str], dict | None], full_record: dict,
-                           profile: str) -> list[str]:
-    """A chapter's items whose verdict on this build's profile differs from the full record's: both verdicts
-    and statistics, and the parameters that differ between the two runs (parameters_for(id): this build's)."""
+def disagreements_markdown(rows: list[Row], parameters_for: Callable[[str], dict | None], other_record: dict,
+                           profile: str, other: str = "full") -> list[str]:
+    """A chapter's items whose verdict on this build's profile differs from the other profile's record
+    (rows collected against it: their full_* fields hold that record's verdicts): both verdicts and
+    statistics, and the parameters that differ between the two runs (parameters_for(id): this build's)."""
     both = [row for row in rows if row.full_verdict and row.status != NOT_RUN]
     differ = disagreements(rows)
-    missing = sum(row.full == NOT_RUN_FULL for row in rows)
-    unrecorded = f" {missing} items have no full verdict recorded yet." if missing else ""
+    missing = sum(not row.full_verdict and bool(row.figure) for row in rows)
+    unrecorded = f" {missing} items have no {other} verdict recorded yet." if missing else ""
     if not differ:
-        agree = (f"The {profile} and full profiles give the same verdict on all {len(both)} items both have judged."
-                 if both else "No item of this chapter has a verdict from both profiles yet.")
+        agree = (f"The {profile} and {other} profiles give the same verdict on all {len(both)} items both have "
+                 "judged." if both else "No item of this chapter has a verdict from both profiles yet.")
         return [agree + unrecorded]
     lines = [f"{len(differ)} of the {len(both)} items both profiles have judged get different verdicts.{unrecorded}",
-             "", f"| Item | The {profile} profile (this build) | The full profile (recorded) | "
-             f"Parameters that differ ({profile} → full) |", "|---|---|---|---|"]
+             "", f"| Item | The {profile} profile (this build) | The {other} profile (recorded) | "
+             f"Parameters that differ ({profile} → {other}) |", "|---|---|---|---|"]
     for row in differ:
-        entry = full_record["figures"][row.figure]
+        entry = other_record["figures"][row.figure]
         full = f"**{row.full_verdict}**<br>ours: {_cell(row.full_ours) or 'not recorded'}" + \
             (f"<br>{_cell(row.full_note)}" if row.full_note else "")
         lines.append(f"| {_item_cell(row)} | **{row.status}**<br>ours: {_cell(row.ours)} | {full} | "
@@ -430,8 +431,15 @@ class ScoreboardDisagreementsDirective(ScoreboardDirective):
         except LookupFailed as err:
             logger.warning(f"{self.name}: {err}", location=self.get_location())
             return []
+        # a full build compares with the quick record (comparing it with the full record would compare it
+        # with itself); any other build with the full record
+        other = "quick" if profile == "full" else "full"
+        if other != "full":
+            rows = [row for row in collect(self.sidecar_for, profile_record(self.env, other),
+                                           lambda fig_id: recorded_status(self.env, other, fig_id))
+                    if row.chapter == self.arguments[0]]
         return self.parse(disagreements_markdown(rows, lambda fig_id: (self.sidecar_for(fig_id) or {}).get(
-            "parameters"), profile_record(self.env, "full"), profile))
+            "parameters"), profile_record(self.env, other), profile, other))
 
 
 def setup(app):
