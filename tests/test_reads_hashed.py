@@ -7,8 +7,6 @@ for any other way there, and runs of the readers that the hash now covers.
 from __future__ import annotations
 
 import ast
-import subprocess
-import sys
 from pathlib import Path
 
 from intellimetry import paths
@@ -70,23 +68,25 @@ def test_every_declared_exception_is_still_used():
     assert set(DECLARED) <= used, f"declared but no longer used: {sorted(set(DECLARED) - used)}"
 
 
-def files_read_by(code: str) -> list[str]:
-    """paths.files_read() after running `code` in a fresh interpreter (the record is per process)."""
-    script = f"{code}\nfrom intellimetry import paths\nprint('\\n'.join(paths.files_read()))"
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    return done.stdout.split()
+def files_read_by(monkeypatch, call) -> list[str]:
+    """paths.files_read() after `call()`, starting from an empty record (it is kept per process)."""
+    monkeypatch.setattr(paths, "_files_read", set())
+    call()
+    return paths.files_read()
 
 
-def test_the_fragments_the_prose_quotes_are_recorded_reads():
-    assert files_read_by("from intellimetry.survival.language.study import language_profiles; "
-                         "language_profiles()") == ["notebooks/survival/_language.yaml"]
-    assert files_read_by("from intellimetry.combined.study import training_profiles; "
-                         "training_profiles()") == ["notebooks/combined/_training.yaml"]
+def test_the_fragments_the_prose_quotes_are_recorded_reads(monkeypatch):
+    from intellimetry.combined.study import training_profiles
+    from intellimetry.survival.language.study import language_profiles
+
+    assert files_read_by(monkeypatch, language_profiles) == ["notebooks/survival/_language.yaml"]
+    assert files_read_by(monkeypatch, training_profiles) == ["notebooks/combined/_training.yaml"]
 
 
-def test_corpus_manifests_and_the_law_list_are_recorded_reads():
-    read = files_read_by("from intellimetry.survival.language import corpora; "
-                         "corpora.expected_manifest('law'); corpora.law_distributions()")
+def test_corpus_manifests_and_the_law_list_are_recorded_reads(monkeypatch):
+    from intellimetry.survival.language import corpora
+
+    read = files_read_by(monkeypatch, lambda: (corpora.expected_manifest("law"), corpora.law_distributions()))
     assert read == ["data/corpora/law-distributions.txt", "data/corpora/law.manifest.json"]
 
 
