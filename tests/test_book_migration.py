@@ -46,6 +46,16 @@ def test_result_and_param_read_the_pages_figure(tmp_path):
         lookup_param(env, "missing")
 
 
+def test_param_reads_an_item_of_a_list_by_index(tmp_path):
+    write_sidecar(tmp_path / paths.GENERATED, FIG, {}, {"sides": [64, 128, 256]})
+    env = fake_env(tmp_path, FIG)
+    assert lookup_param(env, "sides.1") == "128"
+    with pytest.raises(LookupFailed):
+        lookup_param(env, "sides.3")
+    with pytest.raises(LookupFailed, match="cannot be printed in prose"):
+        lookup_param(env, "sides")  # a whole list is not prose
+
+
 def test_param_reads_a_profile_from_the_figures_yaml(tmp_path):
     quick = lookup_param(fake_env(tmp_path, FIG), "@quick:n_events")
     full = lookup_param(fake_env(tmp_path), f"{FIG}@full:n_events")

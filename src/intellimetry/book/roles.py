@@ -192,7 +192,8 @@ def lookup_direction(env, text: str) -> str:
 
 def lookup_param(env, text: str) -> str:
     """A parameter: '[<figure id>][@<profile>]:name%fmt', or 'name%fmt' for the page's figure. Without
-    a profile, the value the figure's run used (its sidecar); with one, that profile of its YAML."""
+    a profile, the value the figure's run used (its sidecar); with one, that profile of its YAML.
+    An item of a list parameter by index: 'name.0'."""
     body, _, spec = text.partition("%")
     source, sep, name = body.rpartition(":")
     fig_part, _, profile = source.partition("@")
@@ -201,9 +202,9 @@ def lookup_param(env, text: str) -> str:
         parameters = load_file(sidecar_path(Path(env.srcdir), fig_id), env).get("parameters") or {}
     else:
         parameters = _profile_parameters(env, fig_id, profile.strip())
-    if name not in parameters:
+    if name.split(".")[0] not in parameters:
         raise LookupFailed(f"{fig_id} has no parameter {name!r} (it has: {', '.join(parameters) or 'none'})")
-    return format_value(parameters[name], spec.strip())
+    return format_value(dig(parameters, name), spec.strip())
 
 
 def _profile_parameters(env, fig_id: str, profile: str) -> dict:
