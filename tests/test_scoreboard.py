@@ -438,6 +438,11 @@ def test_the_disagreement_list_shows_items_whose_verdicts_differ_with_both_stati
         "| Fig. 1<br>{ref}`ours <survival-fig01-levels>` | **reproduced**<br>ours: yes | **not reproduced**<br>ours: "
         "no<br>(not current: library changed) | n: 3 → 50 |"]
     assert "Fig. 5" not in "\n".join(lines)  # holds on both: no disagreement
+    # why the other run is inconclusive (the record's reason) stands under its verdict
+    reasoned = {"profile": "full", "figures": {fig: {**entry, "reasons": {"fig01": "the control passes too"}}
+                                               for fig, entry in FULL_RECORD["figures"].items()}}
+    lines = scoreboard.disagreements_markdown(rows, lambda fig_id: {"n": 3, "seed": 0}, reasoned, "quick")
+    assert "no<br>the control passes too<br>(not current" in lines[4]
     # a full build compares with the quick record: the same table, the other profile named
     lines = scoreboard.disagreements_markdown(rows, lambda fig_id: {"n": 50, "seed": 0}, FULL_RECORD, "full",
                                               other="quick")

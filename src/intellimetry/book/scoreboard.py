@@ -311,9 +311,11 @@ def disagreements_markdown(rows: list[Row], parameters_for: Callable[[str], dict
              f"Parameters that differ ({profile} → {other}) |", "|---|---|---|---|"]
     for row in differ:
         entry = other_record["figures"][row.figure]
+        reason = (entry.get("reasons") or {}).get(row.id)  # why the other run is inconclusive, where it is
         full = f"**{row.full_verdict}**<br>ours: {_cell(row.full_ours) or 'not recorded'}" + \
-            (f"<br>{_cell(row.full_note)}" if row.full_note else "")
-        lines.append(f"| {_item_cell(row)} | **{row.status}**<br>ours: {_cell(row.ours)} | {full} | "
+            (f"<br>{_cell(reason)}" if reason else "") + (f"<br>{_cell(row.full_note)}" if row.full_note else "")
+        ours = f"**{row.status}**<br>ours: {_cell(row.ours)}" + (f"<br>{_cell(row.reason)}" if row.reason else "")
+        lines.append(f"| {_item_cell(row)} | {ours} | {full} | "
                      f"{parameter_changes(parameters_for(row.figure), entry.get('parameters'), profile)} |")
     return lines
 
