@@ -214,3 +214,16 @@ def test_only_the_shared_reading_has_about_the_papers_1500_problems():
     assert rpm.BOOK_READING == "shared"
     problems = rpm.problem_set(6, 200, progression="shared")
     assert problems.x.shape == (200, 48) and problems.y.shape == (200, 6)
+
+
+def test_a_set_as_large_as_the_readings_whole_space_is_drawn_whole_and_one_more_is_refused():
+    # shared 3-RPM has 12^3 = 1,728 distinct problems: the full profile's readings figure asks for all of them
+    # (it stopped five short when repeats in a row were capped at 2,000)
+    whole = rpm.characteristic_grids(3, "shared") ** 3
+    assert whole == 1728
+    problems = rpm.problem_set(3, size=whole, progression="shared")
+    assert len({row.tobytes() for row in problems.x}) == whole
+    bounded = rpm.characteristic_grids(3, "bounded") ** 3
+    refused = f"size {bounded + 1} is more than the distinct 3-RPM problems found \\({bounded}\\)"
+    with pytest.raises(ValueError, match=refused):
+        rpm.problem_set(3, size=bounded + 1, progression="bounded")

@@ -324,7 +324,10 @@ def problem_set(n: int, size: int | None = None, seed: int = 0, progression: str
     test_fraction = check_float("test_fraction", test_fraction, 0.0, 1.0, low_open=True, high_open=True)
     rng = np.random.default_rng([seed, n, PROGRESSIONS.index(progression)])
     seen, problems, misses = set(), [], 0
-    while len(problems) < size and misses < MAX_DRAWS_PER_PROBLEM * 10:
+    # Drawing a set as large as a reading's whole space (bounded 3-RPM, or shared 3-RPM at the full profile's
+    # 1,728) takes about `size` draws per problem at the end: stop only after 20 x size repeats in a row,
+    # a chance below e^-20 of giving up with one problem still to find.
+    while len(problems) < size and misses < max(MAX_DRAWS_PER_PROBLEM * 10, 20 * size):
         problem = draw_problem(n, rng, progression, rules)
         key = problem.grid.tobytes()
         misses = misses + 1 if key in seen else 0
