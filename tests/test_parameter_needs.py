@@ -6,7 +6,7 @@ import pytest
 
 from intellimetry import paths
 from intellimetry.aiq.study import paper_domain
-from intellimetry.pipeline import runner
+from intellimetry.pipeline import lanes, runner
 from intellimetry.pipeline.registry import ParameterError, RegistryError, discover, load_figure
 from intellimetry.verdicts import load_items
 from tests.conftest import NOTEBOOK, SPEC
@@ -45,8 +45,10 @@ def test_the_command_line_refuses_before_anything_runs(tmp_path, monkeypatch, ca
     def must_not_run(*args, **kwargs):
         raise AssertionError("a refused override must not reach execution")
 
-    monkeypatch.setattr(runner, "execute_locked", must_not_run)
-    monkeypatch.setattr(runner, "_prepare_all", must_not_run)
+    # the execution loops live in pipeline.lanes, which holds its own names of these
+    for module in (runner, lanes):
+        monkeypatch.setattr(module, "execute_locked", must_not_run)
+        monkeypatch.setattr(module, "prepare_all", must_not_run)
     code = runner.main(["--figures-dir", str(tmp_path), "run", FIG02, "models=linear,cnn",
                         "--profile", "quick", "--jobs", "1"])
     assert code == 2

@@ -436,13 +436,17 @@ def test_the_disagreement_list_shows_items_whose_verdicts_differ_with_both_stati
         "Parameters that differ (quick → full) |",
         "|---|---|---|---|",
         "| Fig. 1<br>{ref}`ours <survival-fig01-levels>` | **reproduced**<br>ours: yes | **not reproduced**<br>ours: "
-        "no<br>(not current: library changed) | n: 3 → 50 |"]
+        "no<br>(not current: library changed) | `n`: 3 → 50 |"]
     assert "Fig. 5" not in "\n".join(lines)  # holds on both: no disagreement
     # why the other run is inconclusive (the record's reason) stands under its verdict
     reasoned = {"profile": "full", "figures": {fig: {**entry, "reasons": {"fig01": "the control passes too"}}
                                                for fig, entry in FULL_RECORD["figures"].items()}}
     lines = scoreboard.disagreements_markdown(rows, lambda fig_id: {"n": 3, "seed": 0}, reasoned, "quick")
     assert "no<br>the control passes too<br>(not current" in lines[4]
+    # an item's reason keeps its MyST maths (the table typesets it), as the chapter tables do
+    rows[0].reason = "too few events above $s_{min}$"
+    lines = scoreboard.disagreements_markdown(rows, lambda fig_id: {"n": 3, "seed": 0}, FULL_RECORD, "quick")
+    assert "ours: yes<br>too few events above $s_{min}$ |" in lines[4]
     # a full build compares with the quick record: the same table, the other profile named
     lines = scoreboard.disagreements_markdown(rows, lambda fig_id: {"n": 50, "seed": 0}, FULL_RECORD, "full",
                                               other="quick")
@@ -463,7 +467,7 @@ def test_the_disagreement_list_says_so_when_the_profiles_agree_or_full_never_ran
         "No item of this chapter has a verdict from both profiles yet. 3 items have no full verdict recorded yet."]
     assert scoreboard.parameter_changes({"n": 3}, {"n": 3}, "quick") == "none (the same parameters as quick)"
     assert scoreboard.parameter_changes({"data": "a", "sizes": [1, 2]}, {"sizes": [1, 2, 4]}, "quick") == \
-        "data: a → (none)<br>sizes: 1,2 → 1,2,4"
+        "`data`: a → (none)<br>`sizes`: 1,2 → 1,2,4"
 
 
 @pytest.mark.parametrize("chapter", REGISTRIES)

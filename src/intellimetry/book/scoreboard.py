@@ -289,7 +289,8 @@ def parameter_changes(ours: dict | None, full: dict | None, profile: str) -> str
     def shown(values: dict | None, name: str) -> str:
         return cli_value(values[name]) if name in (values or {}) else "(none)"
     names = records.differing_parameters(ours, full)
-    return "<br>".join(_cell(f"{name}: {shown(ours, name)} → {shown(full, name)}") for name in names) or \
+    # names are identifiers: in code, so the browser check does not take k_max for maths
+    return "<br>".join(f"`{name}`: " + _cell(f"{shown(ours, name)} → {shown(full, name)}") for name in names) or \
         f"none (the same parameters as {profile})"
 
 
@@ -313,8 +314,8 @@ def disagreements_markdown(rows: list[Row], parameters_for: Callable[[str], dict
         entry = other_record["figures"][row.figure]
         reason = (entry.get("reasons") or {}).get(row.id)  # why the other run is inconclusive, where it is
         full = f"**{row.full_verdict}**<br>ours: {_cell(row.full_ours) or 'not recorded'}" + \
-            (f"<br>{_cell(reason)}" if reason else "") + (f"<br>{_cell(row.full_note)}" if row.full_note else "")
-        ours = f"**{row.status}**<br>ours: {_cell(row.ours)}" + (f"<br>{_cell(row.reason)}" if row.reason else "")
+            (f"<br>{_text_cell(reason)}" if reason else "") + (f"<br>{_cell(row.full_note)}" if row.full_note else "")
+        ours = f"**{row.status}**<br>ours: {_cell(row.ours)}" + (f"<br>{_text_cell(row.reason)}" if row.reason else "")
         lines.append(f"| {_item_cell(row)} | {ours} | {full} | "
                      f"{parameter_changes(parameters_for(row.figure), entry.get('parameters'), profile)} |")
     return lines
