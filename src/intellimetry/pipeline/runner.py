@@ -61,6 +61,7 @@ from intellimetry.pipeline.registry import (
     add_override,
 )
 from intellimetry.pipeline.schedule import (
+    RUNS_DIR,
     available_cores,
     expected_seconds,
     longest_chains_first,
@@ -496,7 +497,7 @@ def _interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
-def recorder(project: Project, out=sys.stdout, runs_dir: Path | None = None) -> Callable[[Task, dict], None]:
+def recorder(project: Project, out=sys.stdout, runs_dir: Path = RUNS_DIR) -> Callable[[Task, dict], None]:
     """The on_built hook of `run --record`: each figure goes into its profile's record as it finishes.
     A run the record refuses (uncommitted changes, say) is kept as built; the message says why it was
     not recorded, and the run goes on."""
@@ -504,7 +505,7 @@ def recorder(project: Project, out=sys.stdout, runs_dir: Path | None = None) -> 
 
     def record(task: Task, sidecar: dict) -> None:
         try:
-            record_built(project, task.profile, task.figure.id, sidecar, **({"runs_dir": runs_dir} if runs_dir else {}))
+            record_built(project, task.profile, task.figure.id, sidecar, runs_dir)
             print(f"recorded {task.figure.id} ({task.profile})", file=out, flush=True)
         except RunError as err:
             print(f"not recorded: {task.figure.id}: {err}", file=out, flush=True)
