@@ -257,3 +257,22 @@ def test_the_figure_text_is_readable_at_the_books_width():
     fig = study.recommendation_figure(specs, splits, counts, rates, study.size_lines(specs, rates, records),
                                       study.log_binned_size_lines(specs, rates, records))
     assert shown_text_px(fig, 1.0) >= 8.5
+
+
+def test_the_figure_stays_legible_with_the_full_profiles_seven_models():
+    """The full profile's models (one popularity, GRU4Rec d=32 and 64, SASRec d=16 to 256) once
+    crowded the α panel's tick labels into each other, and the full run failed after its training."""
+    from intellimetry.plotting.legibility import check_legible
+
+    generated = logs.generate_log(LogModel(users=60, items=200, clusters=5, mean_length=8), 0)
+    splits = {"generated": leave_one_out(generated), "other": leave_one_out(generated)}
+    specs = study.model_specs([32, 64], [16, 32, 64, 256], blocks=1, heads=1, dropout=0.0)
+    assert len(specs) == 7
+    rng = np.random.default_rng(0)
+    counts = {key: {name: rng.zipf(1.5, size=60) % 200 for name in splits} for key in specs}
+    records = {key: {name: {"non_embedding_params": 100 * (i + 1)} for name in splits}
+               for i, key in enumerate(specs)}
+    rates = study.rates_by_model(counts, 1, 200, 5, 0)
+    fig = study.recommendation_figure(specs, splits, counts, rates, study.size_lines(specs, rates, records),
+                                      study.log_binned_size_lines(specs, rates, records))
+    check_legible(fig, "survival-fig05-recommendation")

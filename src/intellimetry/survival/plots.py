@@ -233,6 +233,13 @@ def decay_panel(ax, counts_by_model: dict, name: str, title: str, rates: dict, k
         ax.set_ylabel("")
 
 
+def interval_errors(point, low, high) -> np.ndarray:
+    """Error-bar lengths [below, above] of intervals around points, clipped at the point: a bootstrap
+    percentile interval need not contain its estimate (matplotlib refuses a negative length)."""
+    point, low, high = (np.asarray(v, dtype=float) for v in (point, low, high))
+    return np.vstack([np.maximum(point - low, 0.0), np.maximum(high - point, 0.0)])
+
+
 def rate_vs_size_panel(ax, line: dict, title: str, color: str = COLORS["ours"], series: str | None = None,
                        size_label: str = "non-embedding parameters N") -> None:
     """A model family's decay rates against size on one test set (a `rates.size_scaling` line), with
@@ -241,7 +248,7 @@ def rate_vs_size_panel(ax, line: dict, title: str, color: str = COLORS["ours"], 
     alphas = np.array([np.nan if a is None else a for a in line["alphas"]], dtype=float)
     intervals = np.array([[np.nan, np.nan] if i[0] is None else i for i in line.get("intervals", [])]
                          or np.column_stack([alphas, alphas]), dtype=float)
-    ax.errorbar(sizes, alphas, yerr=[alphas - intervals[:, 0], intervals[:, 1] - alphas], fmt="o", color=color,
+    ax.errorbar(sizes, alphas, yerr=interval_errors(alphas, intervals[:, 0], intervals[:, 1]), fmt="o", color=color,
                 ms=4, capsize=2, lw=1)
     name = f"{series}: " if series else ""
     if line.get("slope") is not None:
@@ -271,7 +278,7 @@ def rate_vs_loss_panel(ax, members: list[dict], title: str, color: str = COLORS[
     alpha = np.array([m["general_alpha"] for m in fitted], dtype=float)
     low = np.array([m["general_ci_low"] for m in fitted], dtype=float)
     high = np.array([m["general_ci_high"] for m in fitted], dtype=float)
-    ax.errorbar(loss, alpha, yerr=[alpha - low, high - alpha], fmt="o", color=color, ms=4, capsize=2, lw=1)
+    ax.errorbar(loss, alpha, yerr=interval_errors(alpha, low, high), fmt="o", color=color, ms=4, capsize=2, lw=1)
     for m, x, y in zip(fitted, loss, alpha):
         ax.annotate(f"{m['non_embedding_params']:.0e}".replace("e+0", "e"), (x, y), xytext=(4, 4),
                     textcoords="offset points", fontsize=8)

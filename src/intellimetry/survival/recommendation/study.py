@@ -15,7 +15,7 @@ from intellimetry.plotting import COLORS
 from intellimetry.stats.bounded_power_law import SEARCH_RANGE, Support
 from intellimetry.survival import controls
 from intellimetry.survival.levels import LEVELS, THRESHOLDS
-from intellimetry.survival.plots import SERIES_COLORS, decay_panel, rate_vs_size_panel
+from intellimetry.survival.plots import SERIES_COLORS, decay_panel, interval_errors, rate_vs_size_panel
 from intellimetry.survival.rates import (
     decay_rates,
     is_measured,
@@ -214,10 +214,11 @@ FIGURE_WIDTH = 7.5  # inches: the legends' 7 pt text stays above 8 px at the boo
 
 def recommendation_figure(specs: dict, splits: dict, counts: dict, rates: dict, lines: dict, binned: dict):
     """A full-width decay panel per data set (every model), then α with intervals on the level scale
-    and SASRec's α against its size (the MLE, and the paper-style log-binned estimate)."""
+    and SASRec's α against its size (the MLE, and the paper-style log-binned estimate), each a full
+    row too: at half width the full profile's seven model labels ran into each other."""
     names = list(splits)
-    layout = [[name, name] for name in names] + [["alpha", "size" if lines else "alpha"]]
-    fig, axes = plt.subplot_mosaic(layout, figsize=(FIGURE_WIDTH, 3.4 * len(names) + 3.4), layout="constrained")
+    layout = [[name] for name in names] + [["alpha"]] + ([["size"]] if lines else [])
+    fig, axes = plt.subplot_mosaic(layout, figsize=(FIGURE_WIDTH, 3.4 * len(layout)), layout="constrained")
     by_label = {specs[key].label: by_set for key, by_set in counts.items()}
     rates_by_label = {specs[key].label: by_set for key, by_set in rates.items()}
     for index, (name, split) in enumerate(splits.items()):
@@ -284,9 +285,7 @@ def alpha_panel(ax, specs: dict, splits: dict, rates: dict) -> None:
             label = f"{_short(split.label)}: MLE{'' if measured else ', not measured'}{note}"
             note = ""  # said once
             alpha = np.array([rows[i]["alpha"] for i in keep])
-            # a percentile interval need not contain the estimate (few resamples): clip at the point
-            error = np.array([[max(rows[i]["alpha"] - rows[i]["ci_low"], 0.0),
-                               max(rows[i]["ci_high"] - rows[i]["alpha"], 0.0)] for i in keep]).T
+            error = interval_errors(alpha, [rows[i]["ci_low"] for i in keep], [rows[i]["ci_high"] for i in keep])
             ax.errorbar(x[keep], alpha, yerr=error, fmt=marker, ms=4, capsize=2, color=SERIES_COLORS[s], label=label)
         drawn = [i for i, row in enumerate(rows) if row.get("log_binned_alpha") is not None]
         ax.plot(x[drawn], [rows[i]["log_binned_alpha"] for i in drawn], "o", mfc="none", ms=5,

@@ -15,6 +15,7 @@ import numpy as np
 
 from intellimetry.plotting import COLORS
 from intellimetry.survival import controls
+from intellimetry.survival.plots import interval_errors
 from intellimetry.survival.rates import decay_rates, is_measured, level_counts, levels, shown_rate
 from intellimetry.survival.search import retrievers
 
@@ -183,9 +184,8 @@ def rate_by_complexity_panel(ax, rates: dict, described: dict, collections: dict
         rows = [rates[m][task] for m in models]
         keep = [i for i, row in enumerate(rows) if controls.fitted(row)]
         alpha = np.array([rows[i]["alpha"] for i in keep])
-        low = alpha - np.array([rows[i]["ci_low"] for i in keep])
-        high = np.array([rows[i]["ci_high"] for i in keep]) - alpha
-        ax.errorbar(x[keep] + shift, alpha, yerr=[np.maximum(low, 0), np.maximum(high, 0)], fmt=f"{marker}-",
+        errors = interval_errors(alpha, [rows[i]["ci_low"] for i in keep], [rows[i]["ci_high"] for i in keep])
+        ax.errorbar(x[keep] + shift, alpha, yerr=errors, fmt=f"{marker}-",
                     ms=4, lw=1, capsize=2, color=shade, label=collection.label)
         hollow = [j for j, i in enumerate(keep) if not is_measured(rows[i])]
         ax.plot(x[keep][hollow] + shift, alpha[hollow], marker, ms=7, mfc="white", color=shade)
