@@ -159,3 +159,27 @@ def test_denoising_by_echo_by_hand():
 
 def test_bits_on_counts_the_set_bits():
     assert [bits_on(x) for x in (0, 1, 0b1011, 0b1111111111)] == [0, 1, 3, 10]
+
+
+def test_a_finished_candidate_is_reused_from_the_cache_and_a_changed_setting_runs_again(tmp_path, monkeypatch):
+    """Table 0 resumes: a candidate that already ran with these settings and seed is read back whole
+    (the suite does not run again); another SimulatedInfinity runs it afresh."""
+    from intellimetry.agitb import study
+    from intellimetry.agitb.axioms import Settings
+
+    settings = Settings(simulated_infinity=10, repetitions=2, runs_per_trial=2, liveness_batches=4)
+    first, first_liveness = study.run_candidates(["always-zero"], settings, seed=3, progress=False,
+                                                 cache_root=tmp_path)
+    assert first["always-zero"][2].verdict == "fail"  # its state never changes: the trace test fails at once
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("the suite ran again although the candidate was cached")
+
+    monkeypatch.setattr(study, "run_suite", must_not_run)
+    again, again_liveness = study.run_candidates(["always-zero"], settings, seed=3, progress=False,
+                                                 cache_root=tmp_path)
+    assert again == first and again_liveness == first_liveness
+    with pytest.raises(AssertionError, match="ran again"):
+        study.run_candidates(["always-zero"], Settings(simulated_infinity=11, repetitions=2, runs_per_trial=2,
+                                                       liveness_batches=4), seed=3, progress=False,
+                             cache_root=tmp_path)

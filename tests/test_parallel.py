@@ -184,14 +184,15 @@ def _seeded_part(rows) -> list[tuple]:
 
 
 @pytest.mark.slow
-def test_agitb_candidates_give_the_same_verdicts_with_one_and_two_workers():
+def test_agitb_candidates_give_the_same_verdicts_with_one_and_two_workers(tmp_path):
     from intellimetry.agitb.axioms import Settings
     from intellimetry.agitb.study import run_candidates
 
     settings = Settings(simulated_infinity=10, repetitions=2, runs_per_trial=2, liveness_batches=4)
     candidates = ["always-zero", "order-1"]
-    one, liveness = run_candidates(candidates, settings, seed=3, progress=False)
-    two, _ = run_candidates(candidates, settings, seed=3, workers=2, progress=False)
+    # separate model caches: with one, the second run would read the first's candidates back
+    one, liveness = run_candidates(candidates, settings, seed=3, progress=False, cache_root=tmp_path / "one")
+    two, _ = run_candidates(candidates, settings, seed=3, workers=2, progress=False, cache_root=tmp_path / "two")
     assert list(one) == list(liveness) == candidates
     assert {n: _seeded_part(r) for n, r in one.items()} == {n: _seeded_part(r) for n, r in two.items()}
     assert one["always-zero"][2].verdict == "fail"  # its state never changes: the trace test fails at once

@@ -3,14 +3,21 @@ by enumeration, an example input, one candidate adapting to a repeated sequence,
 verdicts summarised, and the benchmark table beside what this code implements."""
 from __future__ import annotations
 
+import hashlib
+import inspect
+import json
+from dataclasses import asdict
+
 import numpy as np
 import pandas as pd
 
+from intellimetry.agitb import axioms, inputs, kernels, models, protocol, wilcoxon
 from intellimetry.agitb.axioms import Context, Result, Settings, measure_liveness, noisy_sequence, run_suite
 from intellimetry.agitb.inputs import ALL_ONES, BITS, SEQUENCE_LENGTH, match, random_input
 from intellimetry.agitb.models import load_model
 from intellimetry.agitb.protocol import Subject
 from intellimetry.agitb.search_space import count_all, count_cyclic_refractory, count_refractory, enumerate_counts
+from intellimetry.cache import ModelCache, TrainingCode
 from intellimetry.parallel import parallel_map
 
 # --------------------------------------------------------------------------- Figure 0: the search space
@@ -78,24 +85,52 @@ LIVENESS_KEYS = ("batch", "z", "pairs", "slower", "limit")
 
 
 def run_candidates(candidates: list[str], settings: Settings, seed: int, workers: int = 1,
-                   progress: bool = True) -> tuple[dict[str, list[Result]], dict[str, dict]]:
+                   progress: bool = True, cache_root=None) -> tuple[dict[str, list[Result]], dict[str, dict]]:
     """Every test on every candidate ("run every test" mode), and test 12's measurement for each:
     (results, liveness), both keyed by candidate in the order given. Candidates run through
     :func:`intellimetry.parallel.parallel_map` (``workers`` processes, or the Dask cluster in use);
     the seeded tests give the same verdicts for any ``workers``. Timings, and so test 12, also
-    depend on what else runs on the machine at the time."""
-    jobs = [(name, settings, seed) for name in candidates]
+    depend on what else runs on the machine at the time.
+
+    Each finished candidate is kept in the model cache (namespace ``agitb-candidate-runs``): at the
+    paper's SimulatedInfinity a heavy candidate takes about an hour, so an interrupted Table 0 resumes
+    with the candidates it has not run. A cached candidate's times are those of the run that stored it."""
+    jobs = [(name, settings, seed, cache_root) for name in candidates]
     outcomes = parallel_map(_candidate_run, jobs, workers=workers, desc="candidates", progress=progress)
     return ({name: rows for name, (rows, _) in zip(candidates, outcomes)},
             {name: liveness for name, (_, liveness) in zip(candidates, outcomes)})
 
 
-def _candidate_run(job: tuple[str, Settings, int]) -> tuple[list[Result], dict]:
-    """One candidate's suite, then its liveness measurement (its own generator from the seed)."""
-    name, settings, seed = job
-    factory = load_model(name)
-    rows = run_suite(factory, settings, seed)
-    return rows, measure_liveness(Context(factory, settings, np.random.default_rng(seed)))
+def _suite_source_digest() -> str:
+    """The source of every module a candidate's results depend on: the tests, the models, their kernels."""
+    text = "".join(inspect.getsource(module) for module in (axioms, inputs, kernels, models, protocol, wilcoxon))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _plain(value):
+    """JSON-ready: numpy scalars as Python numbers."""
+    return json.loads(json.dumps(value, default=lambda item: item.item()))
+
+
+def _candidate_run(job: tuple) -> tuple[list[Result], dict]:
+    """One candidate's suite, then its liveness measurement (its own generator from the seed), from the
+    model cache when this candidate already ran with these settings, seed and test code."""
+    name, settings, seed, cache_root = job
+    cache = ModelCache(RUN_CODE, cache_root)
+    key = cache.key(candidate=name, settings=asdict(settings), seed=int(seed), sources=_suite_source_digest())
+    with cache.claim(key):
+        record = cache.load_json(key)
+        if record is None or record.get("key") != key:
+            factory = load_model(name)
+            rows = run_suite(factory, settings, seed)
+            liveness = measure_liveness(Context(factory, settings, np.random.default_rng(seed)))
+            record = {"key": key, "rows": [row.as_dict() for row in rows], "liveness": _plain(liveness)}
+            cache.store_json(key, record)
+    return [Result(**row) for row in record["rows"]], record["liveness"]
+
+
+RUN_CODE = TrainingCode("agitb-candidate-runs", 1, packages=("numpy",),
+                        definitions=(_candidate_run, run_suite, measure_liveness))
 
 
 def first_failure(rows) -> int | None:
