@@ -312,6 +312,15 @@ def test_figure_ids_and_overrides_are_told_apart():
     assert runner.split_targets(["soc-fig02-tiny", "n=4"]) == (["soc-fig02-tiny"], {"n": "4"})
 
 
+def test_overrides_after_the_options_are_read_as_targets(monkeypatch, capsys):
+    monkeypatch.setattr(runner, "execute", lambda *a, **k: pytest.fail("executed despite a bad parameter"))
+    assert runner.main(["run", "survival-fig01-levels", "--profile", "full", "alpha_limited=abc"]) == 2
+    assert "alpha_limited" in capsys.readouterr().err  # the override was read, and checked
+    with pytest.raises(SystemExit):
+        runner.main(["run", "survival-fig01-levels", "--no-such-option"])
+    assert "unrecognized arguments: --no-such-option" in capsys.readouterr().err
+
+
 def test_the_command_line_says_name_equals_value(capsys):
     assert runner.main(["run", "survival-fig01-levels", "alpha_limited", "1.2"]) == 2
     assert "must look like name=value" in capsys.readouterr().err

@@ -544,7 +544,11 @@ def main(argv: list[str] | None = None) -> int:
     run_p.add_argument("--scheduler", metavar="ADDRESS",
                        help="run on a Dask cluster: local:N (N worker processes here) or a scheduler's address "
                             "(tcp://HOST:PORT); workers need this commit with `make env`")
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command == "run" and not any(word.startswith("-") for word in extra):
+        args.targets += extra  # ids and overrides after the options ("run ID --profile full n=4")
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     project = Project.at(figures_dir=args.figures_dir)
     _quiet_executor_logs()
     try:
