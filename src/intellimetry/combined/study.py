@@ -29,7 +29,7 @@ from intellimetry.combined.scoring import (
     mixed_score,
 )
 from intellimetry.combined.training import CARTPOLE, RPM_TESTS
-from intellimetry.parallel import task_seed
+from intellimetry.parallel import parallel_map, task_seed
 
 TASKS = ("3-RPM", "6-RPM", CARTPOLE, "Mixed")
 AGENT_NAMES = {"3-RPM": "3-RPM", "6-RPM": "6-RPM", CARTPOLE: "CartPole", "Mixed": "Mixed", "Random": "Random"}
@@ -304,33 +304,74 @@ def summarise_table(rows: dict[str, dict[str, list]], tests: Sequence[str], weig
 
 def handicap_scores(task: str, topology: str, removed: Sequence[int], agents: int, epochs: int,
                     learning_rate: float, batch_size: int, sets: Sets, eval_episodes: int, seed: int = 0,
-                    cache_root=None, progress: bool = True) -> tuple[np.ndarray, dict]:
+                    cache_root=None, progress: bool = True, chunks: int = 1,
+                    workers: int = 1) -> tuple[np.ndarray, dict]:
     """Scores (levels, agents) of ``agents`` networks per handicap in ``removed``, each trained on ``task``
     for ``epochs`` (Figs. 2 and 5), and the cohort's record. Agent j of every level has the same seed, so
-    levels differ by the handicap only."""
+    levels differ by the handicap only.
+
+    ``chunks`` > 1 splits the levels into that many cohorts (consecutive levels), each cached on its own
+    and trained by ``workers`` processes (:func:`intellimetry.parallel.parallel_map`): an interrupted run
+    keeps the finished chunks. Every agent has its own seed and generators, so the scores do not depend
+    on the split; the record is then the chunks' records merged (:func:`merge_records`)."""
     removed = [int(r) for r in removed]
+    chunks = check_int("chunks", chunks, 1, len(removed))
     recipe = Recipe(task, topology, epochs, learning_rate, batch_size)
     seeds = agent_seeds(seed, agents, offset=50)
-    record = run_cohort(recipe, [r for r in removed for _ in range(agents)], seeds * len(removed), sets, (task,),
-                        eval_episodes, seed, cache_root=cache_root, progress=progress)
+    jobs = [(recipe, [removed[i] for i in group for _ in range(agents)], seeds * len(group), (task,), eval_episodes,
+             seed, cache_root, progress and chunks == 1)
+            for group in np.array_split(np.arange(len(removed)), chunks)]
+    records = parallel_map(_cohort_job, jobs, workers=workers, shared=sets, desc=f"{task} handicap chunks",
+                           progress=progress and chunks > 1)
+    record = records[0] if chunks == 1 else merge_records(records)
     return np.asarray(record["scores"][task]).reshape(len(removed), agents), record
+
+
+def _cohort_job(sets: Sets, job: tuple) -> dict:
+    """:func:`run_cohort` on one chunk of a handicap study (a top-level function: it may run in a worker)."""
+    recipe, removed, seeds, tests, eval_episodes, seed, cache_root, progress = job
+    return run_cohort(recipe, removed, seeds, sets, tests, eval_episodes, seed, cache_root=cache_root,
+                      progress=progress)
+
+
+def merge_records(records: Sequence[dict]) -> dict:
+    """One record for cohorts of one recipe trained apart: agents, seeds and scores concatenated in order,
+    training time summed (the CPU time the agents cost, wherever they ran); the parts' keys kept."""
+    recipes = {repr(record["recipe"]) for record in records}
+    if len(recipes) != 1:
+        raise ValueError(f"only cohorts of one recipe can be merged, got {len(recipes)} recipes")
+    tests = list(records[0]["scores"])
+    return {"recipe": records[0]["recipe"],
+            "removed": [r for record in records for r in record["removed"]],
+            "seeds": [s for record in records for s in record["seeds"]],
+            "scores": {test: [v for record in records for v in record["scores"][test]] for test in tests},
+            "seconds": round(sum(record["seconds"] for record in records), 2),
+            "cpu_seconds": round(sum(record.get("cpu_seconds", record["seconds"]) for record in records), 2),
+            "keys": [record["key"] for record in records]}
 
 
 def handicap_study(tasks: dict[str, tuple[str, str]], removed: Sequence[int], agents: int, epochs: dict[str, int],
                    learning_rate: float, batch_size: int, sets: Sets, eval_episodes: int, plateau_end: int,
-                   seed: int = 0, cache_root=None, progress: bool = True) -> dict:
+                   seed: int = 0, cache_root=None, progress: bool = True, chunks: dict[str, int] | None = None,
+                   workers: int = 1) -> dict:
     """Figs. 2 and 5: per name, a (task, topology) cohort handicapped at ``removed`` and trained for
-    ``epochs[task]`` (:func:`handicap_scores`), summarised by
-    :func:`~intellimetry.combined.validity.handicap_validity`; and the negative control, the same
-    networks untrained (0 epochs: the seeds' initial weights), scored and summarised by the same code.
-    Returns {"summaries", "control", "scores", "control_scores", "records"}, each by name but records."""
+    ``epochs[task]`` (:func:`handicap_scores`, in ``chunks[name]`` cohorts, default 1, trained by ``workers``
+    processes), summarised by :func:`~intellimetry.combined.validity.handicap_validity`; and the negative
+    control, the same networks untrained (0 epochs: the seeds' initial weights), scored and summarised by
+    the same code. Returns {"summaries", "control", "scores", "control_scores", "records"}, each by name
+    but records."""
     from intellimetry.combined.validity import handicap_validity
 
+    chunks = dict(chunks or {})
+    unknown = sorted(set(chunks) - set(tasks))
+    if unknown:
+        raise ValueError(f"chunks names {unknown}, not among the studied cohorts {sorted(tasks)}")
     found = {"summaries": {}, "control": {}, "scores": {}, "control_scores": {}, "records": []}
     for name, (task, topology) in tasks.items():
         for trained, key in ((epochs[task], "scores"), (0, "control_scores")):
             scores, record = handicap_scores(task, topology, removed, agents, trained, learning_rate, batch_size,
-                                             sets, eval_episodes, seed, cache_root, progress)
+                                             sets, eval_episodes, seed, cache_root, progress,
+                                             chunks.get(name, 1), workers)
             found[key][name] = scores
             found["summaries" if trained else "control"][name] = handicap_validity(removed, scores, plateau_end)
             if trained:
