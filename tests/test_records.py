@@ -323,3 +323,34 @@ def test_run_with_record_records_each_figure_as_it_finishes_and_refuses_a_dirty_
     assert f"not recorded: {SURVIVAL}" in out.getvalue()
     assert project.sidecar("quick", project.figures()[SURVIVAL]).exists()
     assert not (elsewhere / "quick.json").exists()
+
+
+def test_a_resumed_run_with_its_records_uncommitted_is_still_recorded(project):
+    """`make paper` interrupted: the records it made are uncommitted when it resumes. They are the runner's
+    own output, read by no figure, so the resumed figures carry the clean commit and are recorded."""
+    from intellimetry.pipeline.runner import recorder
+
+    records_dir = project.root / "data" / "runs"
+    records_dir.mkdir(parents=True)
+    (records_dir / "quick.json").write_text('{"profile": "quick", "figures": {}}\n')
+    commit_all(project.root, "an empty record")
+    out = io.StringIO()
+    run(project, [SURVIVAL], force=True, out=out, on_built=recorder(project, out, records_dir))
+    assert git(project.root, "status", "--porcelain") == "M data/runs/quick.json"
+    run(project, [SOC], force=True, out=out, on_built=recorder(project, out, records_dir))
+    assert out.getvalue().count("recorded ") == 2 and "not recorded" not in out.getvalue()
+    head = git(project.root, "rev-parse", "--short=12", "HEAD")
+    assert {entry["commit"] for entry in written(records_dir)["figures"].values()} == {head}
+
+
+def test_the_run_commit_is_dirty_for_any_other_uncommitted_change(project):
+    from intellimetry.pipeline.gitstate import run_commit
+
+    (project.root / "data" / "runs").mkdir(parents=True)
+    (project.root / "data" / "runs" / "quick.json").write_text("{}\n")
+    commit_all(project.root, "a record")
+    head = git(project.root, "rev-parse", "--short=12", "HEAD")
+    append(project, "data/runs/quick.json", "\n")
+    assert run_commit(project.root) == head
+    append(project, "src/intellimetry/pipeline/runner.py", "# tooling edited\n")  # hashed by no figure, still code
+    assert run_commit(project.root) == f"{head}-dirty"

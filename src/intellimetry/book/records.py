@@ -16,6 +16,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from intellimetry.pipeline.gitstate import DIRTY, changed_paths
 from intellimetry.pipeline.hashing import (
     PACKAGE,
     REQUIREMENTS,
@@ -30,7 +31,6 @@ from intellimetry.pipeline.project import Project
 from intellimetry.pipeline.registry import Figure
 from intellimetry.pipeline.runner import RunError
 
-DIRTY = "-dirty"
 UNKNOWN_COMMITS = ("", "unknown", None)
 # An entry recorded before the record kept hashes: nothing can say whether it is current.
 NOT_KNOWN = "not known to be current (recorded before the record kept its hashes)"
@@ -54,22 +54,9 @@ def untrusted_commit(commit) -> bool:
 def uncommitted_paths(root: Path) -> set[str]:
     """Paths (relative to root) that `git status` shows: modified, staged, deleted or untracked (not ignored)."""
     try:
-        out = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "-z", "--untracked-files=all"],
-                             capture_output=True, check=True, timeout=60).stdout.decode("utf-8", "surrogateescape")
+        return changed_paths(root)
     except (OSError, subprocess.SubprocessError) as err:
         raise RunError(f"cannot tell which files have uncommitted changes in {root} (git status: {err})") from None
-    paths, fields = set(), out.split("\0")
-    index = 0
-    while index < len(fields):
-        entry = fields[index]
-        index += 1
-        if len(entry) < 4:
-            continue
-        paths.add(entry[3:])
-        if entry[0] in "RC":  # a rename or copy: the next field is the path it came from
-            paths.add(fields[index])
-            index += 1
-    return paths
 
 
 def figure_files(figure: Figure, root: Path) -> list[str]:

@@ -42,6 +42,7 @@ from pathlib import Path
 from intellimetry import CHAPTERS, paths
 from intellimetry.atomic import atomic_path, exclusive_lock, write_json
 from intellimetry.pipeline.execution import environment, heartbeat, kernel_options
+from intellimetry.pipeline.gitstate import run_commit
 from intellimetry.pipeline.hashing import (
     digest_of,
     excluded_subpackages,
@@ -69,7 +70,7 @@ from intellimetry.pipeline.schedule import (
     summary,
     thread_environment,
 )
-from intellimetry.provenance import RUN_CONTEXT_ENV, git_commit, machine_summary
+from intellimetry.provenance import RUN_CONTEXT_ENV, machine_summary
 
 KERNEL = "python3"
 # An executed notebook is a record, not a live view: no Hugging Face progress bars in it (with
@@ -382,7 +383,7 @@ def run(project: Project, ids: list[str], profile: str = "quick", overrides: dic
     if dry_run or not stale:
         print(f"{len(stale)} of {len(tasks)} figure(s) stale" + ("" if dry_run else "; nothing to run"), file=out)
     else:
-        commit = git_commit(project.root)
+        commit = run_commit(project.root)
         started = time.monotonic()
         jobs = min(jobs, len(stale))
         preparations = missing(stale)
