@@ -19,7 +19,7 @@ URL = "https://github.com/someone/book"
 def _block(record: dict, url: str = URL) -> list[str]:
     from intellimetry.book import citations
 
-    return readme.block_lines(url, record, readme.recorded_rows(record), citations.load_papers(), "9.9.9")
+    return readme.block_lines(url, record, scoreboard.recorded_rows(record), citations.load_papers(), "9.9.9")
 
 
 def _all_papers_line(lines: list[str]) -> str:
@@ -32,7 +32,7 @@ def test_readme_and_citation_cff_are_up_to_date():
 
 
 def test_the_totals_are_the_scoreboard_s_over_the_record():
-    rows = readme.recorded_rows(RECORD)
+    rows = scoreboard.recorded_rows(RECORD)
     counts = scoreboard.totals(rows)["all papers"]
     expected = " | ".join(str(counts.get(status, 0)) for status in scoreboard.CLAIM_COLUMNS)
     assert f"| **all papers** | {counts['items']} | {expected} |" in _all_papers_line(_block(RECORD))
@@ -45,7 +45,7 @@ def test_a_changed_verdict_changes_the_block():
     fig_id, item = next((fig_id, item) for fig_id, entry in changed["figures"].items()
                         for item, verdict in entry["verdicts"].items() if verdict == "reproduced")
     changed["figures"][fig_id]["verdicts"][item] = "inconclusive"
-    before, after = (readme.recorded_rows(r) for r in (RECORD, changed))
+    before, after = (scoreboard.recorded_rows(r) for r in (RECORD, changed))
     old, new = scoreboard.totals(before)["all papers"], scoreboard.totals(after)["all papers"]
     assert (new["reproduced"], new["inconclusive"]) == (old["reproduced"] - 1, old["inconclusive"] + 1)
     assert _all_papers_line(_block(changed)) != _all_papers_line(_block(RECORD))

@@ -476,3 +476,25 @@ def test_each_chapter_scoreboard_page_shows_both_profiles_and_where_they_disagre
     assert f"```{{scoreboard}} {chapter}\n```" in text
     heading = text.index("## Where the profiles disagree")
     assert text.index(f"```{{scoreboard-disagreements}} {chapter}\n```") > heading
+
+
+def test_the_scoreboard_counts_a_record_without_its_figures(tmp_path, capsys):
+    """`scoreboard --from-record PATH`: the full profile's totals where figures/full/ is absent."""
+    record = {"profile": "full", "figures": {"combined-fig05-handicap-6rpm": {
+        "verdicts": {"fig05": "not reproduced"}, "statistics": {"fig05": [-0.1, 0.8]}}}}
+    path = tmp_path / "full.json"
+    path.write_text(json.dumps(record))
+    assert scoreboard.main(["--profile", "full", "--from-record", str(path)]) == 0
+    combined = json.loads(capsys.readouterr().out)["Combined tests"]
+    registry = verdicts.load_items("combined")["items"]
+    items = len(registry)
+    not_results = sum(verdicts.item_status(item) != verdicts.COVERED for item in registry if item["kind"] == "claim")
+    assert combined["not reproduced"] == 1
+    assert combined["not run"] == combined["items"] - 1 - not_results
+    assert combined["items"] + combined["checks"]["items"] == items
+
+
+def test_a_missing_record_is_an_error_naming_it(tmp_path, capsys):
+    missing = tmp_path / "none.json"
+    assert scoreboard.main(["--profile", "full", "--from-record", str(missing)]) == 1
+    assert str(missing) in capsys.readouterr().err

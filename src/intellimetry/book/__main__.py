@@ -1,5 +1,5 @@
-"""python -m intellimetry.book build|assemble [--profile P] | check HTML_DIR | scoreboard [--profile P]
-| record [--profile P] [ID ...] | readme [--check]
+"""python -m intellimetry.book build|assemble [--profile P] | check HTML_DIR
+| scoreboard [--profile P] [--from-record [PATH]] | record [--profile P] [ID ...] | readme [--check]
 
 Refused (exit code 2) where this process would use another checkout's package or environment
 (intellimetry.pipeline.checkout)."""

@@ -60,20 +60,6 @@ def pages_url(repository_url: str) -> str:
 
 # ---- README ---------------------------------------------------------------------------------------
 
-def recorded_rows(record: dict) -> list[scoreboard.Row]:
-    """The scoreboard's rows, with each figure's verdicts as the committed record holds them."""
-    figures = record.get("figures") or {}
-
-    def sidecar_for(fig_id):
-        entry = figures.get(fig_id)
-        if entry is None:
-            return None
-        statistics = entry.get("statistics") or {}
-        return {"verdicts": {item: {"verdict": verdict, "ours": statistics.get(item), "criterion": ""}
-                             for item, verdict in entry["verdicts"].items()}}
-    return scoreboard.collect(sidecar_for)
-
-
 def commits(record: dict) -> str:
     found = sorted({entry["commit"] for entry in (record.get("figures") or {}).values() if entry.get("commit")})
     return ", ".join(f"`{commit}`" for commit in found) or "unknown"
@@ -200,7 +186,7 @@ def expected(readme: Path = README, cff_path: Path = citations.CITATION_FILE) ->
     record = json.loads(runs_path(PROFILE).read_text(encoding="utf-8"))
     papers = citations.load_papers()
     url, version = canonical_repository(), intellimetry.__version__
-    block = block_lines(url, record, recorded_rows(record), papers, version)
+    block = block_lines(url, record, scoreboard.recorded_rows(record), papers, version)
     return {readme: rewrite_block(readme.read_text(encoding="utf-8"), block, readme),
             cff_path: citation_cff(citations.load_citation_file(cff_path), version, url, papers)}
 

@@ -33,6 +33,7 @@ from intellimetry.book import records
 from intellimetry.book.figblock import cli_value
 from intellimetry.book.roles import LookupFailed, format_value, load_file, profile_record, recorded_status, sidecar_path
 from intellimetry.pipeline.project import Project, read_sidecar
+from intellimetry.pipeline.schedule import runs_path
 
 logger = logging.getLogger(__name__)
 
@@ -86,6 +87,20 @@ def collect(sidecar_for: Callable[[str], dict | None], full_record: dict | None 
         for item in registry["items"]:
             rows.append(_row(name, chapter, item, sidecar_for, full_record or {}, full_status))
     return rows
+
+
+def recorded_rows(record: dict) -> list[Row]:
+    """The scoreboard's rows, with each figure's verdicts as the committed record holds them."""
+    figures = record.get("figures") or {}
+
+    def sidecar_for(fig_id):
+        entry = figures.get(fig_id)
+        if entry is None:
+            return None
+        statistics = entry.get("statistics") or {}
+        return {"verdicts": {item: {"verdict": verdict, "ours": statistics.get(item), "criterion": ""}
+                             for item, verdict in entry["verdicts"].items()}}
+    return collect(sidecar_for)
 
 
 def group_name(chapter: str, registry: dict) -> str:
@@ -452,19 +467,38 @@ def setup(app):
     app.add_directive("scoreboard-disagreements", ScoreboardDisagreementsDirective)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Print the totals over items.yaml and one profile's sidecars (figures/<profile>/) as JSON."""
-    parser = argparse.ArgumentParser(prog="python -m intellimetry.book scoreboard", description=main.__doc__)
-    parser.add_argument("--profile", default="quick")
-    parser.add_argument("--figures-dir", type=Path, help="output root (default: <repo>/figures)")
-    args = parser.parse_args(argv)
-    project = Project.at(figures_dir=args.figures_dir)
+def built_sidecars(profile: str, figures_dir: Path | None) -> Callable[[str], dict | None]:
+    """sidecar_for over figures/<profile>/: a figure's sidecar, or None where it has not been built."""
+    project = Project.at(figures_dir=figures_dir)
     figures = project.figures()
 
     def sidecar_for(fig_id):
-        return read_sidecar(project.sidecar(args.profile, figures[fig_id])) if fig_id in figures else None
+        return read_sidecar(project.sidecar(profile, figures[fig_id])) if fig_id in figures else None
+    return sidecar_for
+
+
+def load_record(profile: str, path: Path | bool) -> dict:
+    """The profile's committed record, or the one at `path`; a missing or unreadable file is a CriterionError
+    naming it."""
+    path = runs_path(profile) if path is True else Path(path)
     try:
-        rows = collect(sidecar_for)
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise verdicts.CriterionError(f"cannot read the record {path}: {err}") from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the totals over items.yaml and one profile's sidecars (figures/<profile>/), or its record, as JSON."""
+    parser = argparse.ArgumentParser(prog="python -m intellimetry.book scoreboard", description=main.__doc__)
+    parser.add_argument("--profile", default="quick")
+    parser.add_argument("--figures-dir", type=Path, help="output root (default: <repo>/figures)")
+    parser.add_argument("--from-record", nargs="?", const=True, metavar="PATH",
+                        help="count the verdicts of the profile's record (data/runs/<profile>.json, or PATH) "
+                             "instead of its figures: the full profile's scoreboard without its figures")
+    args = parser.parse_args(argv)
+    try:
+        rows = recorded_rows(load_record(args.profile, args.from_record)) if args.from_record \
+            else collect(built_sidecars(args.profile, args.figures_dir))
     except verdicts.CriterionError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
