@@ -230,6 +230,22 @@ def test_parallel_jobs_give_the_same_outputs_as_one_by_one(mini_project, tmp_pat
     assert stale_ids(mini_project) == {}
 
 
+def test_a_finished_parallel_run_lets_its_workers_exit_before_the_pool_is_terminated(monkeypatch, mini_project):
+    """Terminating idle workers could hang the run under load: Pool.terminate holds the task queue's read
+    lock while it joins them. After the last figure the workers must already be gone."""
+    import multiprocessing.pool
+
+    alive_at_terminate = []
+    terminate = multiprocessing.pool.Pool.terminate
+
+    def noting_terminate(pool):
+        alive_at_terminate.extend(worker.pid for worker in pool._pool if worker.is_alive())
+        terminate(pool)
+    monkeypatch.setattr(multiprocessing.pool.Pool, "terminate", noting_terminate)
+    assert len(run(mini_project, [], jobs=2, out=io.StringIO())) == 2
+    assert alive_at_terminate == []
+
+
 def test_a_failure_in_a_parallel_run_stops_the_build(mini_project):
     # only when told to: by default the other figures still run (tests/test_runner_failures.py)
     make_it_fail(mini_project, "soc-fig02-tiny")

@@ -97,3 +97,8 @@ def run_parallel(project: Project, stale: list[Task], commit: str, jobs: int, ou
                   file=out, flush=True)
             if result:
                 outcome.add_built(task, result)
+        # Every figure is done: let the idle workers exit on their own before the block terminates the pool.
+        # Pool.terminate takes the task queue's read lock, then joins the workers; a worker waiting for that
+        # lock that its SIGTERM did not reach waits for ever, and so does the run (seen under load in tests).
+        pool.close()
+        pool.join()
