@@ -478,13 +478,13 @@ def built_sidecars(profile: str, figures_dir: Path | None) -> Callable[[str], di
 
 
 def load_record(profile: str, path: Path | bool) -> dict:
-    """The profile's committed record, or the one at `path`; a missing or unreadable file is a CriterionError
+    """The profile's committed record, or the one at `path`; a missing or unreadable file is a ValueError
     naming it."""
     path = runs_path(profile) if path is True else Path(path)
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
-        raise verdicts.CriterionError(f"cannot read the record {path}: {err}") from None
+        raise ValueError(f"cannot read the record {path}: {err}") from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -499,7 +499,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rows = recorded_rows(load_record(args.profile, args.from_record)) if args.from_record \
             else collect(built_sidecars(args.profile, args.figures_dir))
-    except verdicts.CriterionError as err:
+    except ValueError as err:  # a malformed criterion (verdicts.CriterionError) or an unreadable record
         print(f"error: {err}", file=sys.stderr)
         return 1
     print(json.dumps(totals(rows), indent=1, sort_keys=True))

@@ -5,11 +5,12 @@ import subprocess
 from pathlib import Path
 
 from intellimetry import paths
+from intellimetry.pipeline.schedule import RUNS_DIR
 from intellimetry.provenance import git_commit
 
 DIRTY = "-dirty"
 # The profile records, relative to a checkout's root: `run --record` writes them itself and no figure reads them.
-RECORDS_FOLDER = (paths.DATA_DIR / "runs").relative_to(paths.REPO_ROOT).as_posix()
+RECORDS_FOLDER = RUNS_DIR.relative_to(paths.REPO_ROOT).as_posix()
 
 
 def changed_paths(root: Path, untracked: bool = True) -> set[str]:
